@@ -1,0 +1,69 @@
+// Command buildgate is a policy-as-code linter for build files.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes are a public interface: CI systems branch on them.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitUsage    = 2
+)
+
+// exitError carries an exit code up to main with its message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "buildgate",
+		Short:         "Policy-as-code linter for Dockerfiles, bake files, requirements files and shell scripts",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitUsage, msg: err.Error()}
+	})
+	root.AddCommand(newParseCmd(), newVersionCmd())
+	return root
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(stderr, "buildgate: "+ee.msg)
+		}
+		return ee.code
+	}
+	// Cobra's own errors (unknown command, bad arguments) are usage errors.
+	fmt.Fprintln(stderr, "buildgate: "+err.Error())
+	return exitUsage
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -1,0 +1,621 @@
+package loader
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/moby/buildkit/frontend/dockerfile/instructions"
+	"github.com/moby/buildkit/frontend/dockerfile/linter"
+	"github.com/moby/buildkit/frontend/dockerfile/parser"
+)
+
+// DockerfileDocument is a Dockerfile parsed with buildkit's parser.
+type DockerfileDocument struct {
+	Header
+	Directives []Directive   `json:"directives"`
+	GlobalArgs []ArgDef      `json:"global_args"`
+	Preamble   []Instruction `json:"preamble"`
+	Stages     []Stage       `json:"stages"`
+	Warnings   []LintWarning `json:"warnings"`
+	Errors     []Error       `json:"errors"`
+}
+
+// DocErrors implements Document.
+func (d *DockerfileDocument) DocErrors() []Error { return d.Errors }
+
+// Directive is a parser directive such as "# syntax=..." or "# escape=`".
+type Directive struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Pos   Pos    `json:"pos"`
+}
+
+// Stage is a FROM and the instructions up to the next FROM. Name keeps the
+// spelling of the file (buildkit lowercases it); Pos spans the whole stage.
+type Stage struct {
+	Name         string        `json:"name"`
+	NameWord     *Word         `json:"name_word"`
+	Index        int           `json:"index"`
+	Base         Word          `json:"base"`
+	Platform     *Word         `json:"platform"`
+	Pos          Pos           `json:"pos"`
+	Instructions []Instruction `json:"instructions"`
+}
+
+// Instruction is one Dockerfile instruction; Pos spans its physical lines,
+// heredoc bodies included. Fields after Args are filled for the instructions
+// they belong to and are null or empty elsewhere.
+type Instruction struct {
+	Cmd         string    `json:"cmd"`
+	Original    string    `json:"original"`
+	Flags       []Flag    `json:"flags"`
+	Args        []Word    `json:"args"`
+	ExecForm    bool      `json:"exec_form"`
+	ArgDefs     []ArgDef  `json:"arg_defs"`
+	Env         []EnvPair `json:"env"`
+	Mounts      []Mount   `json:"mounts"`
+	CopyFrom    *Word     `json:"copy_from"`
+	Heredocs    []Heredoc `json:"heredocs"`
+	Shell       *Script   `json:"shell"`
+	ShellErrors []Error   `json:"shell_errors"`
+	Pos         Pos       `json:"pos"`
+}
+
+// Flag is an instruction flag such as --mount=type=cache,target=/x.
+type Flag struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Text  string `json:"text"`
+	Pos   Pos    `json:"pos"`
+}
+
+// ArgDef is one name declared by an ARG instruction; Default is unquoted and
+// null when the ARG has none.
+type ArgDef struct {
+	Name    string  `json:"name"`
+	Default *string `json:"default"`
+	NamePos Pos     `json:"name_pos"`
+	Pos     Pos     `json:"pos"`
+}
+
+// EnvPair is one key set by ENV (or LABEL).
+type EnvPair struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	Pos   Pos    `json:"pos"`
+}
+
+// Mount is a RUN --mount; Pos is the flag's.
+type Mount struct {
+	Type   string `json:"type"`
+	From   string `json:"from"`
+	Source string `json:"source"`
+	Target string `json:"target"`
+	Pos    Pos    `json:"pos"`
+}
+
+// Heredoc is a here-document attached to RUN, COPY or ADD; Pos spans its body.
+type Heredoc struct {
+	Name   string `json:"name"`
+	Body   string `json:"body"`
+	Expand bool   `json:"expand"`
+	Chomp  bool   `json:"chomp"`
+	Pos    Pos    `json:"pos"`
+}
+
+// LintWarning is a warning of buildkit's own Dockerfile checks.
+type LintWarning struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	URL     string `json:"url"`
+	Pos     Pos    `json:"pos"`
+}
+
+var directiveRe = regexp.MustCompile(`^#[ \t]*([a-zA-Z][a-zA-Z0-9]*)[ \t]*=[ \t]*(.+?)[ \t]*$`)
+
+// maxDockerfileErrors bounds recovery: each error blanks lines and re-parses.
+const maxDockerfileErrors = 50
+
+type dockerLoad struct {
+	idx    *lineIndex
+	escape byte
+	contRe *regexp.Regexp
+	doc    *DockerfileDocument
+	lint   *linter.Linter
+}
+
+func loadDockerfile(path string, src []byte) *DockerfileDocument {
+	doc := &DockerfileDocument{
+		Header:     Header{Kind: KindDockerfile, Path: path},
+		Directives: []Directive{}, GlobalArgs: []ArgDef{}, Preamble: []Instruction{},
+		Stages: []Stage{}, Warnings: []LintWarning{}, Errors: []Error{},
+	}
+	d := &dockerLoad{idx: newLineIndex(src), doc: doc}
+	d.directives()
+	d.lint = linter.New(&linter.Config{Warn: d.warn})
+
+	// buildkit's parser stops at the first error; blank the failing lines
+	// (line numbers stay) and parse again so the rest is still loaded.
+	text := src
+	var res *parser.Result
+	for attempt := 0; ; attempt++ {
+		r, err := parser.Parse(bytes.NewReader(text))
+		if err == nil {
+			res = r
+			break
+		}
+		first, last := errorLines(err, d.idx.lines())
+		if attempt >= maxDockerfileErrors || first < 1 || bytes.Count(bytes.TrimSpace(text), nil) == 1 {
+			d.errorAt(err, first, last)
+			break
+		}
+		d.errorAt(err, first, last)
+		if strings.Contains(err.Error(), "file with no instructions") {
+			break
+		}
+		text = blankLines(text, d.idx, first, last)
+	}
+	if res == nil {
+		return doc
+	}
+	for _, w := range res.Warnings {
+		pos := Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}
+		if w.Location != nil && w.Location.Start.Line > 0 {
+			pos = d.idx.linesSpan(w.Location.Start.Line, max(w.Location.End.Line, w.Location.Start.Line))
+		}
+		doc.Warnings = append(doc.Warnings, LintWarning{Rule: "NoEmptyContinuation", Message: w.Short, URL: w.URL, Pos: pos})
+	}
+	d.instructions(res.AST)
+	return doc
+}
+
+func (d *dockerLoad) warn(rule, _, url, msg string, loc []parser.Range) {
+	pos := Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}
+	if len(loc) > 0 && loc[0].Start.Line > 0 {
+		pos = d.idx.linesSpan(loc[0].Start.Line, max(loc[0].End.Line, loc[0].Start.Line))
+	}
+	d.doc.Warnings = append(d.doc.Warnings, LintWarning{Rule: rule, Message: msg, URL: url, Pos: pos})
+}
+
+// errorLines returns the lines a parser error points at.
+func errorLines(err error, lines int) (int, int) {
+	var le *parser.LocationError
+	if !errors.As(err, &le) || len(le.Locations) == 0 || len(le.Locations[0]) == 0 {
+		return max(lines, 1), max(lines, 1)
+	}
+	rs := le.Locations[0]
+	first := max(rs[0].Start.Line, 1)
+	last := max(rs[len(rs)-1].End.Line, first)
+	return first, min(last, max(lines, 1))
+}
+
+func (d *dockerLoad) errorAt(err error, first, last int) {
+	msg := err.Error()
+	if i := strings.Index(msg, ": "); i > 0 && strings.HasPrefix(msg, "dockerfile parse error") {
+		msg = msg[i+2:]
+	}
+	d.doc.Errors = append(d.doc.Errors, Error{Message: msg, Pos: d.idx.linesSpan(max(first, 1), max(last, 1))})
+}
+
+func blankLines(text []byte, idx *lineIndex, first, last int) []byte {
+	out := bytes.Clone(text)
+	for i := idx.lineStart(first); i < idx.lineEnd(last) && i < len(out); i++ {
+		if out[i] != '\n' {
+			out[i] = ' '
+		}
+	}
+	return out
+}
+
+func (d *dockerLoad) directives() {
+	d.escape = '\\'
+	for line := 1; line <= d.idx.lines(); line++ {
+		text := d.idx.lineText(line)
+		if line == 1 {
+			text = strings.TrimPrefix(text, "\uFEFF")
+		}
+		m := directiveRe.FindStringSubmatch(text)
+		if m == nil {
+			break
+		}
+		name := strings.ToLower(m[1])
+		if name != "syntax" && name != "escape" && name != "check" {
+			break
+		}
+		if name == "escape" && (m[2] == "`" || m[2] == `\`) {
+			d.escape = m[2][0]
+		}
+		s := d.idx.lineStart(line)
+		d.doc.Directives = append(d.doc.Directives, Directive{Name: name, Value: m[2], Pos: d.idx.span(s, d.idx.lineEnd(line))})
+	}
+	e := regexp.QuoteMeta(string(d.escape))
+	d.contRe = regexp.MustCompile(`([^` + e + `])` + e + `[ \t]*$|^` + e + `[ \t]*$`)
+}
+
+// logical rebuilds buildkit's joined instruction line with a map back to the
+// source, and returns the last physical line the instruction text used
+// (heredoc bodies follow it).
+func (d *dockerLoad) logical(n *parser.Node) (*mappedText, int) {
+	m := &mappedText{}
+	line := n.StartLine
+	last := n.StartLine
+	first := true
+	for line <= n.EndLine {
+		s, e := d.idx.lineStart(line), d.idx.lineEnd(line)
+		raw := d.idx.src[s:e]
+		raw = bytes.TrimRight(raw, "\r")
+		last = line
+		line++
+		if first {
+			trimmed := bytes.TrimLeft(raw, " \t\v\f\r\n\uFEFF")
+			s += len(raw) - len(trimmed)
+			raw = trimmed
+		} else {
+			if isCommentLine(raw) {
+				continue
+			}
+			if len(bytes.TrimSpace(raw)) == 0 {
+				continue
+			}
+		}
+		first = false
+		if loc := d.contRe.FindSubmatchIndex(raw); loc != nil {
+			keep := loc[0]
+			if loc[2] >= 0 {
+				keep = loc[3]
+			}
+			m.add(raw[:keep], s)
+			continue
+		}
+		m.add(raw, s)
+		break
+	}
+	return m, last
+}
+
+func isCommentLine(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\v\f\r")
+	return len(t) > 0 && t[0] == '#'
+}
+
+// token is a span of the logical text.
+type token struct{ start, end int }
+
+// splitTokens splits text on white space outside quotes, from offset at.
+func splitTokens(text []byte, at int, escape byte) []token {
+	var out []token
+	i := at
+	for i < len(text) {
+		for i < len(text) && isShellSpace(text[i]) {
+			i++
+		}
+		if i >= len(text) {
+			break
+		}
+		start := i
+		var quote byte
+		for i < len(text) {
+			c := text[i]
+			if c == escape && i+1 < len(text) {
+				i += 2
+				continue
+			}
+			if quote != 0 {
+				if c == quote {
+					quote = 0
+				}
+			} else if c == '"' || c == '\'' {
+				quote = c
+			} else if isShellSpace(c) {
+				break
+			}
+			i++
+		}
+		out = append(out, token{start, i})
+	}
+	return out
+}
+
+// jsonTokens finds the string literals of an exec-form JSON array.
+func jsonTokens(text []byte, at int) []token {
+	var out []token
+	for i := at; i < len(text); i++ {
+		if text[i] != '"' {
+			continue
+		}
+		start := i
+		for i++; i < len(text) && text[i] != '"'; i++ {
+			if text[i] == '\\' {
+				i++
+			}
+		}
+		out = append(out, token{start, min(i+1, len(text))})
+	}
+	return out
+}
+
+func nodeArgs(n *parser.Node) []string {
+	var out []string
+	for a := n.Next; a != nil; a = a.Next {
+		out = append(out, a.Value)
+	}
+	return out
+}
+
+func (d *dockerLoad) instructions(ast *parser.Node) {
+	var stage *Stage
+	for _, n := range ast.Children {
+		in, parsed := d.instruction(n)
+		if st, ok := parsed.(*instructions.Stage); ok {
+			d.doc.Stages = append(d.doc.Stages, d.stage(st, n, in))
+			stage = &d.doc.Stages[len(d.doc.Stages)-1]
+		}
+		if stage == nil {
+			if in.Cmd == "arg" {
+				d.doc.GlobalArgs = append(d.doc.GlobalArgs, in.ArgDefs...)
+			} else if in.Cmd != "from" {
+				d.doc.Errors = append(d.doc.Errors, Error{Message: fmt.Sprintf("%s instruction before the first FROM", strings.ToUpper(in.Cmd)), Pos: in.Pos})
+			}
+			d.doc.Preamble = append(d.doc.Preamble, in)
+			continue
+		}
+		stage.Instructions = append(stage.Instructions, in)
+		stage.Pos.EndLine, stage.Pos.EndColumn = in.Pos.EndLine, in.Pos.EndColumn
+	}
+}
+
+func (d *dockerLoad) stage(st *instructions.Stage, n *parser.Node, from Instruction) Stage {
+	s := Stage{Index: len(d.doc.Stages), Pos: from.Pos, Instructions: []Instruction{}}
+	args := from.Args
+	if len(args) > 0 {
+		s.Base = args[0]
+		s.Base.Value = strp(st.BaseName)
+	}
+	if len(args) >= 3 && strings.EqualFold(args[1].Text, "as") {
+		w := args[2]
+		s.NameWord = &w
+		s.Name = w.Text
+	}
+	for _, f := range from.Flags {
+		if f.Name == "platform" {
+			w := Word{Text: f.Text, Value: strp(f.Value), Pos: f.Pos}
+			s.Platform = &w
+		}
+	}
+	_ = n
+	return s
+}
+
+// instruction builds the element for one node; the second result is what
+// buildkit's instructions package made of it (nil when it failed).
+func (d *dockerLoad) instruction(n *parser.Node) (Instruction, any) {
+	m, lastCmdLine := d.logical(n)
+	in := Instruction{
+		Cmd: strings.ToLower(n.Value), Original: n.Original, Flags: []Flag{}, Args: []Word{},
+		Heredocs: []Heredoc{}, Pos: d.idx.linesSpan(n.StartLine, n.EndLine),
+	}
+	// Span from the keyword, not the line start.
+	if len(m.segs) > 0 {
+		sp := m.spanOf(d.idx, 0, len(m.text))
+		in.Pos.Line, in.Pos.Column = sp.Line, sp.Column
+	}
+	text := m.text
+	toks := splitTokens(text, 0, d.escape)
+	rest := len(text)
+	if len(toks) > 0 {
+		rest = toks[0].end
+		toks = toks[1:]
+	}
+	// Flags come first and are taken one token each, as buildkit does.
+	for i := 0; i < len(n.Flags) && i < len(toks); i++ {
+		t := toks[i]
+		raw := string(text[t.start:t.end])
+		name, val, _ := strings.Cut(strings.TrimLeft(n.Flags[i], "-"), "=")
+		in.Flags = append(in.Flags, Flag{Name: name, Value: val, Text: raw, Pos: m.spanOf(d.idx, t.start, t.end)})
+		rest = t.end
+	}
+	for rest < len(text) && isShellSpace(text[rest]) {
+		rest++
+	}
+	in.ExecForm = n.Attributes["json"]
+	values := nodeArgs(n)
+	var argToks []token
+	switch {
+	case in.ExecForm:
+		argToks = jsonTokens(text, rest)
+	case in.Cmd == "run" || in.Cmd == "cmd" || in.Cmd == "entrypoint" || in.Cmd == "shell" ||
+		in.Cmd == "maintainer" || in.Cmd == "user" || in.Cmd == "workdir" || in.Cmd == "stopsignal" || in.Cmd == "onbuild":
+		if rest < len(text) {
+			argToks = []token{{rest, len(text)}}
+		}
+	default:
+		argToks = splitTokens(text, rest, d.escape)
+	}
+	for i, t := range argToks {
+		w := Word{Text: string(text[t.start:t.end]), Pos: m.spanOf(d.idx, t.start, t.end)}
+		if len(values) == len(argToks) {
+			w.Value = strp(values[i])
+		} else if in.ExecForm {
+			var v string
+			if json.Unmarshal(text[t.start:t.end], &v) == nil {
+				w.Value = strp(v)
+			}
+		}
+		in.Args = append(in.Args, w)
+	}
+	d.heredocs(&in, n, lastCmdLine)
+
+	parsed, err := instructions.ParseInstructionWithLinter(n, d.lint)
+	if err != nil {
+		d.doc.Errors = append(d.doc.Errors, Error{Message: err.Error(), Pos: in.Pos})
+		return in, nil
+	}
+	switch c := parsed.(type) {
+	case *instructions.ArgCommand:
+		in.ArgDefs = []ArgDef{}
+		for i, kv := range c.Args {
+			def := ArgDef{Name: kv.Key, Pos: in.Pos, NamePos: in.Pos}
+			if kv.Value != nil {
+				def.Default = strp(unquote(*kv.Value))
+			}
+			if len(argToks) == len(c.Args) {
+				t := argToks[i]
+				def.Pos = m.spanOf(d.idx, t.start, t.end)
+				def.NamePos = m.spanOf(d.idx, t.start, min(t.end, t.start+len(kv.Key)))
+			}
+			in.ArgDefs = append(in.ArgDefs, def)
+		}
+	case *instructions.EnvCommand:
+		in.Env = d.pairs(c.Env, argToks, m, in.Pos)
+	case *instructions.LabelCommand:
+		in.Env = d.pairs(c.Labels, argToks, m, in.Pos)
+	case *instructions.RunCommand:
+		d.run(&in, c, m, rest, lastCmdLine, n)
+	case *instructions.CopyCommand:
+		if c.From != "" {
+			in.CopyFrom = d.flagWord(in.Flags, "from", c.From)
+		}
+	case *instructions.AddCommand:
+	}
+	return in, parsed
+}
+
+func (d *dockerLoad) flagWord(flags []Flag, name, value string) *Word {
+	for _, f := range flags {
+		if f.Name == name {
+			return &Word{Text: f.Text, Value: strp(value), Pos: f.Pos}
+		}
+	}
+	return nil
+}
+
+func (d *dockerLoad) pairs(kvs instructions.KeyValuePairs, toks []token, m *mappedText, whole Pos) []EnvPair {
+	out := []EnvPair{}
+	for i, kv := range kvs {
+		p := EnvPair{Key: kv.Key, Value: unquote(kv.Value), Pos: whole}
+		if len(toks) == len(kvs) {
+			p.Pos = m.spanOf(d.idx, toks[i].start, toks[i].end)
+		} else if len(toks) > 0 && len(kvs) == 1 {
+			p.Pos = m.spanOf(d.idx, toks[0].start, toks[len(toks)-1].end)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// heredocs finds each heredoc body's physical lines after the command text.
+func (d *dockerLoad) heredocs(in *Instruction, n *parser.Node, lastCmdLine int) {
+	line := lastCmdLine + 1
+	for _, h := range n.Heredocs {
+		first := line
+		for ; line <= n.EndLine; line++ {
+			t := strings.TrimRight(d.idx.lineText(line), "\r\n")
+			if h.Chomp {
+				t = strings.TrimLeft(t, "\t")
+			}
+			if t == h.Name {
+				break
+			}
+		}
+		pos := d.idx.span(d.idx.lineStart(first), d.idx.lineStart(first))
+		if line > first {
+			pos = d.idx.linesSpan(first, line-1)
+		}
+		in.Heredocs = append(in.Heredocs, Heredoc{Name: h.Name, Body: h.Content, Expand: h.Expand, Chomp: h.Chomp, Pos: pos})
+		line++
+	}
+}
+
+func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedText, rest, lastCmdLine int, n *parser.Node) {
+	// Mounts are only complete after Expand; keep ${VARS} as written.
+	if err := c.Expand(func(w string) (string, error) { return w, nil }); err == nil {
+		in.Mounts = []Mount{}
+		mountFlags := []Flag{}
+		for _, f := range in.Flags {
+			if f.Name == "mount" {
+				mountFlags = append(mountFlags, f)
+			}
+		}
+		for i, mt := range instructions.GetMounts(c) {
+			mo := Mount{Type: string(mt.Type), From: mt.From, Source: mt.Source, Target: mt.Target, Pos: in.Pos}
+			if i < len(mountFlags) {
+				mo.Pos = mountFlags[i].Pos
+			}
+			in.Mounts = append(in.Mounts, mo)
+		}
+	} else {
+		d.doc.Errors = append(d.doc.Errors, Error{Message: "RUN flags: " + err.Error(), Pos: in.Pos})
+	}
+	if in.ExecForm || !c.PrependShell {
+		return
+	}
+	// The shell sees the joined command line followed by the heredoc bodies
+	// exactly as they stand in the file.
+	sh := m.suffix(rest)
+	if len(n.Heredocs) > 0 {
+		nl := d.idx.lineEnd(lastCmdLine)
+		sh.text = append(sh.text, '\n')
+		sh.segs = append(sh.segs, segment{at: len(sh.text) - 1, src: nl})
+		s, e := d.idx.lineStart(lastCmdLine+1), d.idx.lineStart(n.EndLine+1)
+		if s < e {
+			sh.add(d.idx.src[s:e], s)
+		}
+	}
+	src := shellSource{text: sh.text, span: func(s, e int) Pos { return sh.spanOf(d.idx, s, e) }}
+	parses, errs := parseShell(src)
+	script, _ := extractScript(src, parses)
+	// RUN <<EOF runs the heredoc itself as the script: parse its body too.
+	if bytes.HasPrefix(bytes.TrimSpace(m.text[rest:]), []byte("<<")) {
+		for _, h := range script.Heredocs {
+			start, end := d.bodyRange(sh, h)
+			if start < 0 {
+				continue
+			}
+			body := shellSource{text: onlyRange(sh.text, start, end), span: src.span}
+			bp, be := parseShell(body)
+			bs, _ := extractScript(body, bp)
+			script.merge(bs)
+			errs = append(errs, be...)
+		}
+	}
+	in.Shell = &script
+	in.ShellErrors = errs
+	if in.ShellErrors == nil {
+		in.ShellErrors = []Error{}
+	}
+}
+
+// bodyRange finds a heredoc body's offsets in the shell text by its lines.
+func (d *dockerLoad) bodyRange(sh *mappedText, h ShellHeredoc) (int, int) {
+	for i := 0; i < len(sh.text); i++ {
+		l, _ := d.idx.point(sh.source(i))
+		if l == h.Pos.Line && (i == 0 || sh.text[i-1] == '\n') {
+			for j := i; j <= len(sh.text); j++ {
+				if j == len(sh.text) {
+					return i, j
+				}
+				if el, _ := d.idx.point(sh.source(j)); el > h.Pos.EndLine {
+					return i, j
+				}
+			}
+		}
+	}
+	return -1, -1
+}
+
+// unquote removes one level of surrounding quotes, as the builder does when
+// it expands an ARG default or ENV value (variables stay as written).
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == s[len(s)-1] && (s[0] == '"' || s[0] == '\'') {
+		inner := s[1 : len(s)-1]
+		if s[0] == '"' {
+			inner = unescapeDouble(inner)
+		}
+		return inner
+	}
+	return s
+}

@@ -1,0 +1,55 @@
+// Package loader turns build files into JSON documents for policies. Every
+// element a policy could point at carries a Pos; what cannot be parsed becomes
+// an Error with a position and the rest of the file is still loaded.
+package loader
+
+// Kind names a file kind and its loader.
+type Kind string
+
+// The file kinds buildgate loads.
+const (
+	KindDockerfile   Kind = "dockerfile"
+	KindHCL          Kind = "hcl"
+	KindRequirements Kind = "requirements"
+	KindShell        Kind = "shell"
+)
+
+// Kinds lists every kind in a stable order.
+var Kinds = []Kind{KindDockerfile, KindHCL, KindRequirements, KindShell}
+
+// Document is what a loader produces for one file. Implementations are plain
+// structs whose JSON field order is the documented key order.
+type Document interface {
+	DocKind() Kind
+	DocPath() string
+	DocErrors() []Error
+}
+
+// Error is a part of a file that could not be read or parsed.
+type Error struct {
+	Message string `json:"message"`
+	Pos     Pos    `json:"pos"`
+}
+
+// Header is the start of every document.
+type Header struct {
+	Kind Kind   `json:"kind"`
+	Path string `json:"path"`
+}
+
+// DocKind implements Document.
+func (h Header) DocKind() Kind { return h.Kind }
+
+// DocPath implements Document.
+func (h Header) DocPath() string { return h.Path }
+
+// Word is a piece of source text: a shell word, a token, a list element.
+// Text is as written; Value is its unquoted literal value, present only when
+// the text is static (no expansion or substitution).
+type Word struct {
+	Text  string  `json:"text"`
+	Value *string `json:"value"`
+	Pos   Pos     `json:"pos"`
+}
+
+func strp(s string) *string { return &s }

@@ -1,0 +1,211 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"runtime/debug"
+	"strings"
+)
+
+// DefaultMaxFileSize is the size above which a file is not read.
+const DefaultMaxFileSize = 10 << 20
+
+// Parse turns one file's content into its document. It never panics: a
+// panic inside a parser becomes an error entry naming the file.
+func Parse(kind Kind, rel string, src []byte) (doc Document) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc = Empty(kind, rel)
+			addError(doc, Error{
+				Message: fmt.Sprintf("internal error while parsing: %v", r),
+				Pos:     Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1},
+			})
+			if os.Getenv("BUILDGATE_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "%s: panic: %v\n%s", rel, r, debug.Stack())
+			}
+		}
+	}()
+	switch kind {
+	case KindDockerfile:
+		return loadDockerfile(rel, src)
+	case KindHCL:
+		return loadHCL(rel, src)
+	case KindRequirements:
+		return loadRequirements(rel, src)
+	case KindShell:
+		return loadShell(rel, src)
+	}
+	panic("unknown kind " + string(kind))
+}
+
+// Empty returns a document of a kind with nothing in it, for a file that
+// could not be read.
+func Empty(kind Kind, rel string) Document {
+	h := Header{Kind: kind, Path: rel}
+	switch kind {
+	case KindDockerfile:
+		return &DockerfileDocument{Header: h, Directives: []Directive{}, GlobalArgs: []ArgDef{},
+			Preamble: []Instruction{}, Stages: []Stage{}, Warnings: []LintWarning{}, Errors: []Error{}}
+	case KindHCL:
+		return &HCLDocument{Header: h, Attributes: []Attribute{}, Blocks: []Block{}, Variables: map[string]*Block{},
+			Functions: map[string]*Block{}, Targets: map[string]*Block{}, Groups: map[string]*Block{}, Errors: []Error{}}
+	case KindRequirements:
+		return &RequirementsDocument{Header: h, Requirements: []Requirement{}, Options: []Flag{}, Includes: []Include{}, Errors: []Error{}}
+	default:
+		return &ShellDocument{Header: Header{Kind: KindShell, Path: rel}, Script: newScript(), Comments: []Word{}, Errors: []Error{}}
+	}
+}
+
+func addError(doc Document, e Error) {
+	switch d := doc.(type) {
+	case *DockerfileDocument:
+		d.Errors = append(d.Errors, e)
+	case *HCLDocument:
+		d.Errors = append(d.Errors, e)
+	case *RequirementsDocument:
+		d.Errors = append(d.Errors, e)
+	case *ShellDocument:
+		d.Errors = append(d.Errors, e)
+	}
+}
+
+// Loader reads files below a root directory and never outside it: reads go
+// through an os.Root, so neither ".." nor a symbolic link can leave it.
+type Loader struct {
+	root        *os.Root
+	MaxFileSize int64
+	seen        map[string]bool
+}
+
+// NewLoader opens root for reading.
+func NewLoader(root string) (*Loader, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	return &Loader{root: r, MaxFileSize: DefaultMaxFileSize, seen: map[string]bool{}}, nil
+}
+
+// Close releases the root.
+func (l *Loader) Close() error { return l.root.Close() }
+
+// ReadError is a file that could not be read at all.
+type ReadError struct {
+	Path string
+	Err  error
+}
+
+func (e *ReadError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// Load reads rel (slash-separated, relative to the root) as kind and returns
+// its document followed by the documents of the requirements files it
+// includes, each once per Loader. A file that cannot be opened at all is a
+// *ReadError; one that is too large or not regular is a document whose only
+// entry is an error.
+func (l *Loader) Load(rel string, kind Kind) ([]Document, error) {
+	src, err := l.read(rel)
+	if err != nil {
+		var tooBig *sizeError
+		if errors.As(err, &tooBig) {
+			doc := Empty(kind, rel)
+			addError(doc, Error{Message: err.Error(), Pos: Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}})
+			l.seen[rel] = true
+			return []Document{doc}, nil
+		}
+		return nil, &ReadError{Path: rel, Err: err}
+	}
+	l.seen[rel] = true
+	doc := Parse(kind, rel, src)
+	docs := []Document{doc}
+	if req, ok := doc.(*RequirementsDocument); ok {
+		docs = append(docs, l.includes(req, []string{rel})...)
+	}
+	return docs, nil
+}
+
+// includes follows -r and -c lines depth first; chain is the include path so
+// far, so that a cycle is reported where it closes.
+func (l *Loader) includes(doc *RequirementsDocument, chain []string) []Document {
+	var out []Document
+	for _, inc := range doc.Includes {
+		if inc.Path == "" {
+			continue
+		}
+		if i := indexOf(chain, inc.Path); i >= 0 {
+			doc.Errors = append(doc.Errors, Error{
+				Message: fmt.Sprintf("include cycle: %s", strings.Join(append(chain[i:], inc.Path), " -> ")),
+				Pos:     inc.Target.Pos,
+			})
+			continue
+		}
+		if l.seen[inc.Path] {
+			continue
+		}
+		src, err := l.read(inc.Path)
+		if err != nil {
+			doc.Errors = append(doc.Errors, Error{Message: fmt.Sprintf("-%s %s: %s", inc.Kind[:1], inc.Target.Text, describe(err)), Pos: inc.Target.Pos})
+			continue
+		}
+		l.seen[inc.Path] = true
+		sub := Parse(KindRequirements, inc.Path, src).(*RequirementsDocument)
+		out = append(out, sub)
+		out = append(out, l.includes(sub, append(chain[:len(chain):len(chain)], inc.Path))...)
+	}
+	return out
+}
+
+func indexOf(xs []string, s string) int {
+	for i, x := range xs {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+type sizeError struct{ size, limit int64 }
+
+func (e *sizeError) Error() string {
+	return fmt.Sprintf("file is %d bytes, over the %d-byte limit (--max-file-size): not read", e.size, e.limit)
+}
+
+func (l *Loader) read(rel string) ([]byte, error) {
+	if path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil, fmt.Errorf("path leaves the repository root")
+	}
+	f, err := l.root.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	if l.MaxFileSize > 0 && st.Size() > l.MaxFileSize {
+		return nil, &sizeError{st.Size(), l.MaxFileSize}
+	}
+	return io.ReadAll(f)
+}
+
+func describe(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "file does not exist"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.HasPrefix(msg, "open") {
+		msg = msg[i+2:]
+	}
+	return msg
+}

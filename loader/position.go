@@ -1,0 +1,187 @@
+package loader
+
+import (
+	"bytes"
+	"sort"
+	"unicode/utf8"
+)
+
+// Pos locates an element in its file. Lines and columns are 1-based; columns
+// count Unicode code points (SARIF's "unicodeCodePoints"), so a column means
+// the same thing to every loader whatever its parser counts internally.
+// EndColumn is exclusive: one past the element's last character.
+type Pos struct {
+	Line      int `json:"line"`
+	Column    int `json:"column"`
+	EndLine   int `json:"end_line"`
+	EndColumn int `json:"end_column"`
+}
+
+// lineIndex converts byte offsets of one source into positions. Every loader
+// goes through it, whatever its parser reports, so columns agree across kinds.
+type lineIndex struct {
+	src    []byte
+	starts []int // byte offset of each line's first byte
+}
+
+func newLineIndex(src []byte) *lineIndex {
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for i, b := range src {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return &lineIndex{src: src, starts: starts}
+}
+
+// lines is the number of physical lines (a final newline does not open one).
+func (x *lineIndex) lines() int {
+	n := len(x.starts)
+	if n > 1 && x.starts[n-1] == len(x.src) {
+		n--
+	}
+	return n
+}
+
+// lineOf returns the 1-based line holding byte offset off.
+func (x *lineIndex) lineOf(off int) int {
+	return sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off })
+}
+
+// lineStart returns the byte offset of a 1-based line.
+func (x *lineIndex) lineStart(line int) int {
+	if line < 1 {
+		return 0
+	}
+	if line > len(x.starts) {
+		return len(x.src)
+	}
+	return x.starts[line-1]
+}
+
+// lineEnd returns the offset of the line's end, before "\r\n" or "\n".
+func (x *lineIndex) lineEnd(line int) int {
+	end := len(x.src)
+	if line < len(x.starts) {
+		end = x.starts[line] - 1
+	}
+	if end > 0 && end <= len(x.src) && end-1 >= x.lineStart(line) && x.src[end-1] == '\r' {
+		end--
+	}
+	return end
+}
+
+// lineText returns a physical line without its line ending.
+func (x *lineIndex) lineText(line int) string {
+	s, e := x.lineStart(line), x.lineEnd(line)
+	if e < s {
+		return ""
+	}
+	return string(x.src[s:e])
+}
+
+// point returns the line and code-point column of a byte offset.
+func (x *lineIndex) point(off int) (int, int) {
+	if off < 0 {
+		off = 0
+	}
+	if off > len(x.src) {
+		off = len(x.src)
+	}
+	line := x.lineOf(off)
+	start := x.starts[line-1]
+	return line, utf8.RuneCount(x.src[start:off]) + 1
+}
+
+// span returns the position of the bytes [start, end).
+func (x *lineIndex) span(start, end int) Pos {
+	if end < start {
+		end = start
+	}
+	l, c := x.point(start)
+	el, ec := x.point(end)
+	return Pos{Line: l, Column: c, EndLine: el, EndColumn: ec}
+}
+
+// byteCol converts a 1-based line and 1-based byte column into an offset.
+func (x *lineIndex) offsetOf(line, byteCol int) int {
+	off := x.lineStart(line) + byteCol - 1
+	if off > len(x.src) {
+		off = len(x.src)
+	}
+	if off < 0 {
+		off = 0
+	}
+	return off
+}
+
+// linesSpan covers whole physical lines first..last.
+func (x *lineIndex) linesSpan(first, last int) Pos {
+	if last < first {
+		last = first
+	}
+	return x.span(x.lineStart(first), x.lineEnd(last))
+}
+
+// mappedText is text assembled from pieces of a source (a Dockerfile
+// instruction with its continuations and comment lines removed), which keeps
+// for every byte the source offset it came from, so that positions found in
+// the assembled text map back to physical lines.
+type mappedText struct {
+	text []byte
+	segs []segment
+}
+
+type segment struct {
+	at  int // offset in text
+	src int // offset in the source
+}
+
+func (m *mappedText) add(src []byte, srcOff int) {
+	if len(src) == 0 {
+		return
+	}
+	m.segs = append(m.segs, segment{at: len(m.text), src: srcOff})
+	m.text = append(m.text, src...)
+}
+
+// source maps an offset of the assembled text to a source offset. An offset
+// at the very end maps to just after the last byte.
+func (m *mappedText) source(off int) int {
+	if len(m.segs) == 0 {
+		return 0
+	}
+	i := sort.Search(len(m.segs), func(i int) bool { return m.segs[i].at > off }) - 1
+	if i < 0 {
+		i = 0
+	}
+	return m.segs[i].src + off - m.segs[i].at
+}
+
+// spanOf maps [start, end) of the assembled text to a source position; the
+// end maps from the last byte so that a span never runs into a removed part.
+func (m *mappedText) spanOf(x *lineIndex, start, end int) Pos {
+	s := m.source(start)
+	if end <= start {
+		return x.span(s, s)
+	}
+	e := m.source(end-1) + 1
+	return x.span(s, e)
+}
+
+// suffix returns the text from offset from on, keeping its map.
+func (m *mappedText) suffix(from int) *mappedText {
+	out := &mappedText{}
+	for i, sg := range m.segs {
+		end := len(m.text)
+		if i+1 < len(m.segs) {
+			end = m.segs[i+1].at
+		}
+		if end <= from {
+			continue
+		}
+		s := max(sg.at, from)
+		out.add(m.text[s:end], sg.src+s-sg.at)
+	}
+	return out
+}

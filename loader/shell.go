@@ -1,0 +1,548 @@
+package loader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// ShellDocument is a shell script (bash dialect).
+type ShellDocument struct {
+	Header
+	Shebang  *Word   `json:"shebang"`
+	Script           // flattened: functions, assignments, ...
+	Comments []Word  `json:"comments"`
+	Errors   []Error `json:"errors"`
+}
+
+// DocErrors implements Document.
+func (d *ShellDocument) DocErrors() []Error { return d.Errors }
+
+// Script is what a shell program holds that a policy may look for. It is
+// shared by shell documents and Dockerfile RUN instructions.
+type Script struct {
+	Functions    []ShellFunction `json:"functions"`
+	Assignments  []Assignment    `json:"assignments"`
+	Expansions   []Expansion     `json:"expansions"`
+	Commands     []ShellCommand  `json:"commands"`
+	ForLoops     []ForLoop       `json:"for_loops"`
+	CasePatterns []CasePattern   `json:"case_patterns"`
+	Heredocs     []ShellHeredoc  `json:"heredocs"`
+}
+
+// ShellFunction is a function definition; Pos spans the whole definition.
+type ShellFunction struct {
+	Name    string `json:"name"`
+	NamePos Pos    `json:"name_pos"`
+	Pos     Pos    `json:"pos"`
+}
+
+// Assignment is NAME=value, NAME=(a b), or an export/local/declare/readonly
+// argument. Text is the whole assignment, ValueText the value as written and
+// Value its literal value when static. Words is the value split on white space the way a later unquoted
+// expansion would split it: a "STAGES='a b c'" list yields one word per entry.
+type Assignment struct {
+	Name      string  `json:"name"`
+	Text      string  `json:"text"`
+	ValueText string  `json:"value_text"`
+	Value     *string `json:"value"`
+	Array     []Word  `json:"array"`
+	Words     []Word  `json:"words"`
+	Append    bool    `json:"append"`
+	Decl      string  `json:"decl"`
+	Function  string  `json:"function"`
+	NamePos   Pos     `json:"name_pos"`
+	Pos       Pos     `json:"pos"`
+}
+
+// Expansion is a parameter expansion: $NAME, ${NAME}, ${NAME:-x}, ...
+type Expansion struct {
+	Name     string `json:"name"`
+	Text     string `json:"text"`
+	Function string `json:"function"`
+	Pos      Pos    `json:"pos"`
+}
+
+// ShellCommand is a simple command; Name is its first word's literal value
+// (or its text when not static).
+type ShellCommand struct {
+	Name     string `json:"name"`
+	Words    []Word `json:"words"`
+	Function string `json:"function"`
+	Pos      Pos    `json:"pos"`
+}
+
+// ForLoop is a for (or select) loop over a word list.
+type ForLoop struct {
+	Var      string `json:"var"`
+	Words    []Word `json:"words"`
+	Function string `json:"function"`
+	Pos      Pos    `json:"pos"`
+}
+
+// CasePattern is one pattern of a case branch; Subject is the case word.
+type CasePattern struct {
+	Subject  string  `json:"subject"`
+	Text     string  `json:"text"`
+	Value    *string `json:"value"`
+	Function string  `json:"function"`
+	Pos      Pos     `json:"pos"`
+}
+
+// ShellHeredoc is a here-document; Pos spans its body.
+type ShellHeredoc struct {
+	Delimiter string `json:"delimiter"`
+	Body      string `json:"body"`
+	Function  string `json:"function"`
+	Pos       Pos    `json:"pos"`
+}
+
+func newScript() Script {
+	return Script{
+		Functions: []ShellFunction{}, Assignments: []Assignment{}, Expansions: []Expansion{},
+		Commands: []ShellCommand{}, ForLoops: []ForLoop{}, CasePatterns: []CasePattern{},
+		Heredocs: []ShellHeredoc{},
+	}
+}
+
+func (s *Script) merge(o Script) {
+	s.Functions = append(s.Functions, o.Functions...)
+	s.Assignments = append(s.Assignments, o.Assignments...)
+	s.Expansions = append(s.Expansions, o.Expansions...)
+	s.Commands = append(s.Commands, o.Commands...)
+	s.ForLoops = append(s.ForLoops, o.ForLoops...)
+	s.CasePatterns = append(s.CasePatterns, o.CasePatterns...)
+	s.Heredocs = append(s.Heredocs, o.Heredocs...)
+}
+
+// maxShellErrors bounds error recovery: each recovery re-parses the rest.
+const maxShellErrors = 50
+
+// shellSource is text handed to the shell parser, with a way back to the file.
+type shellSource struct {
+	text []byte
+	span func(start, end int) Pos
+}
+
+// parsedStmts is one recovered parse: the statements and the comments.
+type shellParse struct {
+	stmts    []*syntax.Stmt
+	comments []syntax.Comment
+}
+
+// parseShell parses src, recovering from errors by blanking everything up to
+// the failing line (offsets stay the same) and parsing the rest again, so that
+// one bad line does not hide the remainder of a script.
+func parseShell(src shellSource) ([]shellParse, []Error) {
+	var parses []shellParse
+	var errs []Error
+	text := src.text
+	for attempt := 0; ; attempt++ {
+		var p shellParse
+		parser := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
+		f, err := parser.Parse(bytes.NewReader(text), "")
+		if f != nil {
+			p.stmts, p.comments = f.Stmts, f.Last
+		}
+		if err != nil {
+			// Keep only statements that ended before the error: the one
+			// in progress is incomplete.
+			var perr syntax.ParseError
+			if errors.As(err, &perr) {
+				kept := p.stmts[:0]
+				for _, s := range p.stmts {
+					if s.End().IsValid() && s.End().Offset() <= perr.Pos.Offset() {
+						kept = append(kept, s)
+					}
+				}
+				p.stmts = kept
+			}
+			p.comments = nil
+		}
+		parses = append(parses, p)
+		if err == nil {
+			return parses, errs
+		}
+		var perr syntax.ParseError
+		off := len(text)
+		msg := err.Error()
+		if errors.As(err, &perr) {
+			off = int(perr.Pos.Offset())
+			msg = perr.Text
+		}
+		if off > len(text) {
+			off = len(text)
+		}
+		errs = append(errs, Error{Message: "shell: " + msg, Pos: src.span(off, off)})
+		nl := bytes.IndexByte(text[off:], '\n')
+		if nl < 0 || attempt >= maxShellErrors {
+			if attempt >= maxShellErrors {
+				errs = append(errs, Error{Message: fmt.Sprintf("shell: more than %d errors, rest not parsed", maxShellErrors), Pos: src.span(off, off)})
+			}
+			return parses, errs
+		}
+		text = blankBefore(text, off+nl+1)
+	}
+}
+
+// blankBefore returns a copy of text with every byte before end, except
+// newlines, replaced by a space: offsets and lines stay where they were.
+func blankBefore(text []byte, end int) []byte {
+	out := bytes.Clone(text)
+	for i := 0; i < end && i < len(out); i++ {
+		if out[i] != '\n' {
+			out[i] = ' '
+		}
+	}
+	return out
+}
+
+// onlyRange returns a copy of text blanked outside [start, end).
+func onlyRange(text []byte, start, end int) []byte {
+	out := bytes.Clone(text)
+	for i := range out {
+		if (i < start || i >= end) && out[i] != '\n' {
+			out[i] = ' '
+		}
+	}
+	return out
+}
+
+// shellExtractor walks parsed statements and collects a Script.
+type shellExtractor struct {
+	src      shellSource
+	script   Script
+	comments []Word
+	funcs    []string // enclosing function names, innermost last
+	stack    []syntax.Node
+}
+
+func extractScript(src shellSource, parses []shellParse) (Script, []Word) {
+	x := &shellExtractor{src: src, script: newScript(), comments: []Word{}}
+	for _, p := range parses {
+		for _, s := range p.stmts {
+			syntax.Walk(s, x.visit)
+		}
+		for i := range p.comments {
+			syntax.Walk(&p.comments[i], x.visit)
+		}
+	}
+	return x.script, x.comments
+}
+
+func (x *shellExtractor) off(p syntax.Pos) int { return int(p.Offset()) }
+
+func (x *shellExtractor) nodeSpan(n syntax.Node) Pos {
+	return x.src.span(x.off(n.Pos()), x.off(n.End()))
+}
+
+func (x *shellExtractor) nodeText(n syntax.Node) string {
+	s, e := x.off(n.Pos()), x.off(n.End())
+	if s < 0 || e > len(x.src.text) || s > e {
+		return ""
+	}
+	return string(x.src.text[s:e])
+}
+
+func (x *shellExtractor) function() string {
+	if len(x.funcs) == 0 {
+		return ""
+	}
+	return x.funcs[len(x.funcs)-1]
+}
+
+func (x *shellExtractor) word(w *syntax.Word) Word {
+	out := Word{Text: x.nodeText(w), Pos: x.nodeSpan(w)}
+	if v, ok := wordLiteral(w); ok {
+		out.Value = strp(v)
+	}
+	return out
+}
+
+func (x *shellExtractor) visit(n syntax.Node) bool {
+	if n == nil {
+		if len(x.stack) > 0 {
+			if _, ok := x.stack[len(x.stack)-1].(*syntax.FuncDecl); ok {
+				x.funcs = x.funcs[:len(x.funcs)-1]
+			}
+			x.stack = x.stack[:len(x.stack)-1]
+		}
+		return true
+	}
+	x.stack = append(x.stack, n)
+	switch n := n.(type) {
+	case *syntax.FuncDecl:
+		name := ""
+		namePos := x.nodeSpan(n)
+		if n.Name != nil {
+			name = n.Name.Value
+			namePos = x.nodeSpan(n.Name)
+		}
+		x.script.Functions = append(x.script.Functions, ShellFunction{Name: name, NamePos: namePos, Pos: x.nodeSpan(n)})
+		x.funcs = append(x.funcs, name)
+	case *syntax.CallExpr:
+		for _, a := range n.Assigns {
+			x.assign(a, "")
+		}
+		if len(n.Args) > 0 {
+			c := ShellCommand{Words: make([]Word, 0, len(n.Args)), Function: x.function(), Pos: x.nodeSpan(n)}
+			for _, a := range n.Args {
+				c.Words = append(c.Words, x.word(a))
+			}
+			c.Name = c.Words[0].Text
+			if c.Words[0].Value != nil {
+				c.Name = *c.Words[0].Value
+			}
+			x.script.Commands = append(x.script.Commands, c)
+		}
+	case *syntax.DeclClause:
+		variant := ""
+		if n.Variant != nil {
+			variant = n.Variant.Value
+		}
+		for _, a := range n.Args {
+			if a.Name != nil && !a.Naked || a.Name != nil && a.Naked {
+				x.assign(a, variant)
+			}
+		}
+	case *syntax.ParamExp:
+		if n.Param != nil {
+			x.script.Expansions = append(x.script.Expansions, Expansion{
+				Name: n.Param.Value, Text: x.nodeText(n), Function: x.function(), Pos: x.nodeSpan(n),
+			})
+		}
+	case *syntax.ForClause:
+		if it, ok := n.Loop.(*syntax.WordIter); ok && it.Name != nil {
+			f := ForLoop{Var: it.Name.Value, Words: make([]Word, 0, len(it.Items)), Function: x.function(), Pos: x.nodeSpan(n)}
+			for _, w := range it.Items {
+				f.Words = append(f.Words, x.word(w))
+			}
+			x.script.ForLoops = append(x.script.ForLoops, f)
+		}
+	case *syntax.CaseClause:
+		subject := ""
+		if n.Word != nil {
+			subject = x.nodeText(n.Word)
+		}
+		for _, item := range n.Items {
+			for _, p := range item.Patterns {
+				w := x.word(p)
+				x.script.CasePatterns = append(x.script.CasePatterns, CasePattern{
+					Subject: subject, Text: w.Text, Value: w.Value, Function: x.function(), Pos: w.Pos,
+				})
+			}
+		}
+	case *syntax.Redirect:
+		if n.Hdoc != nil {
+			delim := ""
+			if n.Word != nil {
+				delim = x.nodeText(n.Word)
+			}
+			x.script.Heredocs = append(x.script.Heredocs, ShellHeredoc{
+				Delimiter: delim, Body: x.nodeText(n.Hdoc), Function: x.function(), Pos: x.nodeSpan(n.Hdoc),
+			})
+		}
+	case *syntax.Comment:
+		x.comments = append(x.comments, Word{
+			Text: "#" + n.Text, Value: strp(strings.TrimSpace(n.Text)),
+			Pos: x.src.span(x.off(n.Hash), x.off(n.Hash)+1+len(n.Text)),
+		})
+	}
+	return true
+}
+
+func (x *shellExtractor) assign(a *syntax.Assign, decl string) {
+	if a.Name == nil {
+		return
+	}
+	as := Assignment{
+		Name: a.Name.Value, Append: a.Append, Decl: decl, Function: x.function(),
+		NamePos: x.nodeSpan(a.Name), Pos: x.nodeSpan(a), Words: []Word{}, Text: x.nodeText(a),
+	}
+	switch {
+	case a.Array != nil:
+		as.ValueText = x.nodeText(a.Array)
+		as.Array = []Word{}
+		for _, e := range a.Array.Elems {
+			if e.Value != nil {
+				w := x.word(e.Value)
+				as.Array = append(as.Array, w)
+				as.Words = append(as.Words, w)
+			}
+		}
+	case a.Value != nil:
+		as.ValueText = x.nodeText(a.Value)
+		if v, ok := wordLiteral(a.Value); ok {
+			as.Value = strp(v)
+		}
+		as.Words = x.fields(a.Value)
+	default:
+		as.Value = strp("")
+	}
+	x.script.Assignments = append(x.script.Assignments, as)
+}
+
+// fields splits a word's value on white space, keeping each field's source
+// span. Dynamic parts (expansions, substitutions) stay inside the field they
+// touch, and make that field's Value absent.
+func (x *shellExtractor) fields(w *syntax.Word) []Word {
+	out := []Word{}
+	start, end := -1, -1
+	var val strings.Builder
+	static := true
+	flush := func() {
+		if start >= 0 {
+			f := Word{Text: string(x.src.text[start:end]), Pos: x.src.span(start, end)}
+			if static {
+				f.Value = strp(val.String())
+			}
+			out = append(out, f)
+		}
+		start, end, static = -1, -1, true
+		val.Reset()
+	}
+	lit := func(raw string, at int, unescape func(string) string) {
+		i := 0
+		for i < len(raw) {
+			if isShellSpace(raw[i]) {
+				flush()
+				i++
+				continue
+			}
+			j := i
+			for j < len(raw) && !isShellSpace(raw[j]) {
+				if raw[j] == '\\' && j+1 < len(raw) {
+					j++
+				}
+				j++
+			}
+			if start < 0 {
+				start = at + i
+			}
+			end = at + j
+			val.WriteString(unescape(raw[i:j]))
+			i = j
+		}
+	}
+	dynamic := func(n syntax.Node) {
+		if start < 0 {
+			start = x.off(n.Pos())
+		}
+		end = x.off(n.End())
+		static = false
+	}
+	var parts func(ps []syntax.WordPart, quoted bool)
+	parts = func(ps []syntax.WordPart, quoted bool) {
+		for _, p := range ps {
+			switch p := p.(type) {
+			case *syntax.Lit:
+				un := unescapeUnquoted
+				if quoted {
+					un = unescapeDouble
+				}
+				lit(p.Value, x.off(p.Pos()), un)
+			case *syntax.SglQuoted:
+				if p.Dollar {
+					dynamic(p)
+					continue
+				}
+				lit(p.Value, x.off(p.Left)+1, func(s string) string { return s })
+			case *syntax.DblQuoted:
+				parts(p.Parts, true)
+			default:
+				dynamic(p)
+			}
+		}
+	}
+	parts(w.Parts, false)
+	flush()
+	return out
+}
+
+func isShellSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
+
+// wordLiteral returns the value of a word that has no expansion in it.
+func wordLiteral(w *syntax.Word) (string, bool) {
+	var sb strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			sb.WriteString(unescapeUnquoted(p.Value))
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			sb.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				sb.WriteString(unescapeDouble(l.Value))
+			}
+		default:
+			return "", false
+		}
+	}
+	return sb.String(), true
+}
+
+func unescapeUnquoted(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		sb.WriteByte(s[i])
+	}
+	return sb.String()
+}
+
+func unescapeDouble(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+			case '\n':
+				i++
+				continue
+			}
+		}
+		sb.WriteByte(s[i])
+	}
+	return sb.String()
+}
+
+// loadShell parses a shell script.
+func loadShell(path string, src []byte) *ShellDocument {
+	idx := newLineIndex(src)
+	doc := &ShellDocument{Header: Header{Kind: KindShell, Path: path}, Errors: []Error{}}
+	if bytes.HasPrefix(src, []byte("#!")) {
+		end := idx.lineEnd(1)
+		doc.Shebang = &Word{Text: string(src[:end]), Value: strp(strings.TrimSpace(string(src[2:end]))), Pos: idx.span(0, end)}
+	}
+	ss := shellSource{text: src, span: idx.span}
+	parses, errs := parseShell(ss)
+	doc.Errors = append(doc.Errors, errs...)
+	doc.Script, doc.Comments = extractScript(ss, parses)
+	// The shebang is a comment to the shell parser; it is reported apart.
+	if doc.Shebang != nil && len(doc.Comments) > 0 && doc.Comments[0].Pos.Line == 1 {
+		doc.Comments = doc.Comments[1:]
+	}
+	return doc
+}
