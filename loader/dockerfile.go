@@ -34,7 +34,8 @@ type Directive struct {
 	Pos   Pos    `json:"pos"`
 }
 
-// Stage is a FROM and the instructions up to the next FROM. Name keeps the
+// Stage is a FROM and the instructions up to the next FROM; Instructions
+// starts with the FROM itself. Name keeps the
 // spelling of the file (buildkit lowercases it); Pos spans the whole stage.
 type Stage struct {
 	Name         string        `json:"name"`
@@ -289,8 +290,9 @@ type token struct{ start, end int }
 func splitTokens(text []byte, at int, escape byte) []token {
 	var out []token
 	i := at
+	space := func(c byte) bool { return isShellSpace(c) || c == '\v' || c == '\f' }
 	for i < len(text) {
-		for i < len(text) && isShellSpace(text[i]) {
+		for i < len(text) && space(text[i]) {
 			i++
 		}
 		if i >= len(text) {
@@ -310,7 +312,7 @@ func splitTokens(text []byte, at int, escape byte) []token {
 				}
 			} else if c == '"' || c == '\'' {
 				quote = c
-			} else if isShellSpace(c) {
+			} else if space(c) {
 				break
 			}
 			i++
@@ -370,6 +372,7 @@ func (d *dockerLoad) instructions(ast *parser.Node) {
 
 func (d *dockerLoad) stage(st *instructions.Stage, n *parser.Node, from Instruction) Stage {
 	s := Stage{Index: len(d.doc.Stages), Pos: from.Pos, Instructions: []Instruction{}}
+	s.Base = Word{Text: "", Value: strp(st.BaseName), Pos: from.Pos}
 	args := from.Args
 	if len(args) > 0 {
 		s.Base = args[0]

@@ -149,10 +149,11 @@ func loadHCL(path string, src []byte) *HCLDocument {
 func (h *hclLoad) rng(r hcl.Range) Pos { return h.idx.span(r.Start.Byte, r.End.Byte) }
 
 func (h *hclLoad) text(r hcl.Range) string {
-	if r.Start.Byte < 0 || r.End.Byte > len(h.src) || r.Start.Byte > r.End.Byte {
+	s, e := h.idx.snap(r.Start.Byte), h.idx.snap(r.End.Byte)
+	if s < 0 || e > len(h.src) || s > e {
 		return ""
 	}
-	return string(h.src[r.Start.Byte:r.End.Byte])
+	return string(h.src[s:e])
 }
 
 func (h *hclLoad) blocks(body *hclsyntax.Body) []Block {
@@ -212,7 +213,7 @@ func (h *hclLoad) attributes(body *hclsyntax.Body, locals map[string]bool) []Att
 		} else {
 			at.Refs = h.refs(a.Expr, locals)
 		}
-		hclsyntax.VisitAll(a.Expr, func(n hclsyntax.Node) hcl.Diagnostics {
+		_ = hclsyntax.VisitAll(a.Expr, func(n hclsyntax.Node) hcl.Diagnostics {
 			switch e := n.(type) {
 			case *hclsyntax.FunctionCallExpr:
 				at.Calls = append(at.Calls, Call{Name: e.Name, NamePos: h.rng(e.NameRange), Pos: h.rng(e.Range())})

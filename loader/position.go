@@ -93,26 +93,24 @@ func (x *lineIndex) point(off int) (int, int) {
 	return line, utf8.RuneCount(x.src[start:off]) + 1
 }
 
+// snap moves an offset that falls inside a UTF-8 sequence to the start of
+// the next character, so that columns and texts agree on invalid input.
+func (x *lineIndex) snap(off int) int {
+	for off > 0 && off < len(x.src) && !utf8.RuneStart(x.src[off]) {
+		off++
+	}
+	return off
+}
+
 // span returns the position of the bytes [start, end).
 func (x *lineIndex) span(start, end int) Pos {
+	start, end = x.snap(start), x.snap(end)
 	if end < start {
 		end = start
 	}
 	l, c := x.point(start)
 	el, ec := x.point(end)
 	return Pos{Line: l, Column: c, EndLine: el, EndColumn: ec}
-}
-
-// byteCol converts a 1-based line and 1-based byte column into an offset.
-func (x *lineIndex) offsetOf(line, byteCol int) int {
-	off := x.lineStart(line) + byteCol - 1
-	if off > len(x.src) {
-		off = len(x.src)
-	}
-	if off < 0 {
-		off = 0
-	}
-	return off
 }
 
 // linesSpan covers whole physical lines first..last.

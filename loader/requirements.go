@@ -334,8 +334,10 @@ func isURL(s string) bool {
 			return true
 		}
 	}
-	return strings.Contains(ls, "://")
+	return schemeRe.MatchString(s)
 }
+
+var schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 
 func isLocalPath(s string) bool {
 	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") || strings.Contains(s, "/") || strings.Contains(s, `\`) {

@@ -346,9 +346,17 @@ func (x *shellExtractor) visit(n syntax.Node) bool {
 			})
 		}
 	case *syntax.Comment:
+		// A comment runs to the end of its line; the parser's Text may
+		// have lost bytes (NUL), so take the source.
+		start := x.off(n.Hash)
+		end := start
+		for end < len(x.src.text) && x.src.text[end] != '\n' {
+			end++
+		}
+		text := strings.TrimRight(string(x.src.text[start:end]), "\r")
 		x.comments = append(x.comments, Word{
-			Text: "#" + n.Text, Value: strp(strings.TrimSpace(n.Text)),
-			Pos: x.src.span(x.off(n.Hash), x.off(n.Hash)+1+len(n.Text)),
+			Text: text, Value: strp(strings.TrimSpace(strings.TrimPrefix(text, "#"))),
+			Pos: x.src.span(start, start+len(text)),
 		})
 	}
 	return true

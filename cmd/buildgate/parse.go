@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,11 +44,11 @@ The kind is taken from the file name (Dockerfile, *.hcl, requirements*.txt,
 				}
 				docs = append(docs, d...)
 			}
-			out, err := json.MarshalIndent(docs, "", "  ")
+			out, err := loader.FormatJSON(docs)
 			if err != nil {
 				return err
 			}
-			if _, err := fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out); err != nil {
+			if _, err := cmd.OutOrStdout().Write(out); err != nil {
 				return err
 			}
 			if len(failed) > 0 {
@@ -66,7 +65,7 @@ The kind is taken from the file name (Dockerfile, *.hcl, requirements*.txt,
 func parseOne(arg string, forced loader.Kind, maxSize int64) ([]loader.Document, error) {
 	abs, err := filepath.Abs(arg)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", arg, err)
+		return nil, fmt.Errorf("%s: %w", arg, err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
@@ -88,7 +87,7 @@ func parseOne(arg string, forced loader.Kind, maxSize int64) ([]loader.Document,
 	}
 	rel, err := filepath.Rel(root, abs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", arg, err)
+		return nil, fmt.Errorf("%s: %w", arg, err)
 	}
 	rel = filepath.ToSlash(rel)
 	kind := forced

@@ -1,0 +1,102 @@
+package loader
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestLoadIncludes(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"requirements/rocm.txt":   "-r common.txt\n-c ../constraints.txt\n-r missing.txt\n-r loop-a.txt\nmooncake-transfer-engine-rocm>=0.3.13\n",
+		"requirements/common.txt": "numpy\n",
+		"constraints.txt":         "numpy<3\n",
+		"requirements/loop-a.txt": "-r loop-b.txt\n",
+		"requirements/loop-b.txt": "-r loop-a.txt\n",
+	})
+	l, err := NewLoader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	docs, err := l.Load("requirements/rocm.txt", KindRequirements)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, d := range docs {
+		paths = append(paths, d.DocPath())
+	}
+	want := "requirements/rocm.txt requirements/common.txt constraints.txt requirements/loop-a.txt requirements/loop-b.txt"
+	if strings.Join(paths, " ") != want {
+		t.Errorf("documents = %v", paths)
+	}
+	var errs []string
+	for _, d := range docs {
+		for _, e := range d.DocErrors() {
+			errs = append(errs, d.DocPath()+":"+e.Message)
+		}
+	}
+	joined := strings.Join(errs, "\n")
+	for _, sub := range []string{
+		"requirements/rocm.txt:-r missing.txt: file does not exist",
+		"requirements/loop-b.txt:include cycle: requirements/loop-a.txt -> requirements/loop-b.txt -> requirements/loop-a.txt",
+	} {
+		if !strings.Contains(joined, sub) {
+			t.Errorf("missing error %q in\n%s", sub, joined)
+		}
+	}
+}
+
+func TestLoaderStaysInRoot(t *testing.T) {
+	outside := writeTree(t, map[string]string{"secret.txt": "x\n"})
+	dir := writeTree(t, map[string]string{"requirements.txt": "-r ../secret.txt\n"})
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link.txt")); err != nil {
+		t.Skip(err)
+	}
+	l, err := NewLoader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Load("link.txt", KindRequirements); err == nil {
+		t.Error("a symbolic link out of the root was read")
+	}
+	if _, err := l.Load("../secret.txt", KindRequirements); err == nil {
+		t.Error("a path out of the root was read")
+	}
+	docs, err := l.Load("requirements.txt", KindRequirements)
+	if err != nil || len(docs) != 1 || len(docs[0].DocErrors()) != 1 {
+		t.Errorf("include out of the root: %v %+v", err, docs)
+	}
+}
+
+func TestLoaderSizeLimit(t *testing.T) {
+	dir := writeTree(t, map[string]string{"Dockerfile": "FROM a\n" + strings.Repeat("# pad\n", 100)})
+	l, err := NewLoader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.MaxFileSize = 100
+	docs, err := l.Load("Dockerfile", KindDockerfile)
+	if err != nil || len(docs[0].DocErrors()) != 1 || !strings.Contains(docs[0].DocErrors()[0].Message, "limit") {
+		t.Fatalf("oversized file: %v %+v", err, docs)
+	}
+}

@@ -1,0 +1,173 @@
+package loader
+
+import (
+	"strings"
+	"testing"
+)
+
+func parseShellDoc(t *testing.T, src string) *ShellDocument {
+	t.Helper()
+	d := Parse(KindShell, "ci.sh", []byte(src)).(*ShellDocument)
+	checkPositions(t, []byte(src), d)
+	return d
+}
+
+func TestShellStructure(t *testing.T) {
+	src := `#!/usr/bin/env bash
+# stage list
+STAGES="base mooncake_source
+  build_mooncake ci_base"
+export MOONCAKE_BRANCH=${MOONCAKE_BRANCH:-v0.3.7}
+PAIRS=(mooncake_cache_key "$MOONCAKE_CACHE_KEY")
+compute_keys() {
+  local key
+  key=$(sha256sum <<<"${MOONCAKE_BRANCH}")
+  for stage in $STAGES mooncake_export; do
+    echo "$stage"
+  done
+  case "$1" in
+    mooncake-rocm-ci|export_mooncake) echo mooncake ;;
+    *) : ;;
+  esac
+}
+cat <<EOF > out.txt
+MOONCAKE_BRANCH=${MOONCAKE_BRANCH}
+EOF
+`
+	d := parseShellDoc(t, src)
+	if len(d.Errors) != 0 {
+		t.Fatalf("errors: %+v", d.Errors)
+	}
+	if d.Shebang == nil || *d.Shebang.Value != "/usr/bin/env bash" {
+		t.Errorf("shebang = %+v", d.Shebang)
+	}
+	if len(d.Comments) != 1 || d.Comments[0].Pos.Line != 2 {
+		t.Errorf("comments = %+v", d.Comments)
+	}
+	as := map[string]Assignment{}
+	for _, a := range d.Assignments {
+		as[a.Name] = a
+	}
+	st := as["STAGES"]
+	var words []string
+	for _, w := range st.Words {
+		words = append(words, *w.Value)
+	}
+	if strings.Join(words, " ") != "base mooncake_source build_mooncake ci_base" {
+		t.Errorf("STAGES words = %v", words)
+	}
+	wantLine(t, "mooncake_source", st.Words[1].Pos, 3, 14)
+	wantLine(t, "build_mooncake", st.Words[2].Pos, 4, 3)
+	if mb := as["MOONCAKE_BRANCH"]; mb.Decl != "export" || mb.Value != nil || mb.Pos.Line != 5 {
+		t.Errorf("MOONCAKE_BRANCH = %+v", mb)
+	}
+	if p := as["PAIRS"]; len(p.Array) != 2 || *p.Array[0].Value != "mooncake_cache_key" || p.Array[1].Value != nil {
+		t.Errorf("PAIRS = %+v", p)
+	}
+	if k := as["key"]; k.Function != "compute_keys" {
+		t.Errorf("key assignment function = %q", k.Function)
+	}
+	if len(d.Functions) != 1 || d.Functions[0].Name != "compute_keys" || d.Functions[0].Pos.Line != 7 || d.Functions[0].Pos.EndLine != 17 {
+		t.Errorf("functions = %+v", d.Functions)
+	}
+	var inFunc, outside int
+	for _, e := range d.Expansions {
+		if e.Name == "MOONCAKE_BRANCH" {
+			if e.Function == "compute_keys" {
+				inFunc++
+			} else {
+				outside++
+			}
+		}
+	}
+	// ${MOONCAKE_BRANCH:-...} on line 5, in the here-string, in the heredoc.
+	if inFunc != 1 || outside != 2 {
+		t.Errorf("MOONCAKE_BRANCH expansions: %d in the function, %d outside", inFunc, outside)
+	}
+	if len(d.ForLoops) != 1 || d.ForLoops[0].Var != "stage" || len(d.ForLoops[0].Words) != 2 || d.ForLoops[0].Function != "compute_keys" {
+		t.Errorf("for loops = %+v", d.ForLoops)
+	}
+	var pats []string
+	for _, p := range d.CasePatterns {
+		pats = append(pats, p.Text)
+	}
+	if strings.Join(pats, ",") != "mooncake-rocm-ci,export_mooncake,*" || d.CasePatterns[1].Pos.Column != 22 {
+		t.Errorf("case patterns = %+v", d.CasePatterns)
+	}
+	if len(d.Heredocs) != 1 || d.Heredocs[0].Delimiter != "EOF" || d.Heredocs[0].Pos.Line != 19 {
+		t.Errorf("heredocs = %+v", d.Heredocs)
+	}
+}
+
+// A syntax error is an entry; the statements before and after still load.
+func TestShellMalformed(t *testing.T) {
+	tests := []struct {
+		name     string
+		src      string
+		errLine  int
+		wantCmds []string
+	}{
+		{"unclosed quote: the rest is parsed again", "echo a\necho \"b\necho c\n", 2, []string{"echo", "echo"}},
+		{"stray fi", "echo a\nfi\necho c\n", 2, []string{"echo", "echo"}},
+		{"unclosed if", "echo a\nif true; then\n  echo b\n", 2, []string{"echo", "echo"}},
+		{"bad parenthesis", "echo a\nfoo )\necho c\n", 2, []string{"echo", "echo"}},
+		{"empty", "", 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := parseShellDoc(t, tt.src)
+			if tt.errLine == 0 {
+				if len(d.Errors) != 0 {
+					t.Errorf("errors: %+v", d.Errors)
+				}
+			} else if len(d.Errors) == 0 || d.Errors[0].Pos.Line != tt.errLine {
+				t.Errorf("errors = %+v, want the first at line %d", d.Errors, tt.errLine)
+			}
+			var got []string
+			for _, c := range d.Commands {
+				got = append(got, c.Name)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.wantCmds, ",") {
+				t.Errorf("commands = %v, want %v", got, tt.wantCmds)
+			}
+		})
+	}
+}
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		path string
+		head string
+		want Kind
+	}{
+		{"Dockerfile", "", KindDockerfile},
+		{"docker/Dockerfile.rocm", "", KindDockerfile},
+		{"docker/rocm.Dockerfile", "", KindDockerfile},
+		{"docker/atom_release.dockerfile", "", KindDockerfile},
+		{"docker/ci-rocm.hcl", "", KindHCL},
+		{"requirements.txt", "", KindRequirements},
+		{"requirements-dev.txt", "", KindRequirements},
+		{"requirements/test/rocm.txt", "", KindRequirements},
+		{"constraints.txt", "", KindRequirements},
+		{"docs/notes.txt", "", ""},
+		{".buildkite/scripts/ci-bake-rocm.sh", "", KindShell},
+		{"tools/x.bash", "", KindShell},
+		{"tools/run", "#!/bin/bash\n", KindShell},
+		{"tools/run", "#!/usr/bin/env bash\n", KindShell},
+		{"tools/run", "#!/usr/bin/env -S bash -e\n", KindShell},
+		{"tools/run", "#!/bin/sh -eu\n", KindShell},
+		{"tools/run", "#!/usr/bin/env python3\n", ""},
+		{"tools/run", "#!/bin/zsh\n", ""},
+		{"README", "hello\n", ""},
+		{"tools/x.py", "#!/bin/bash\n", ""},
+	}
+	for _, tt := range tests {
+		k, ok := DetectName(tt.path)
+		if !ok && NeedsContent(tt.path) {
+			k, _ = DetectContent([]byte(tt.head))
+		}
+		if k != tt.want {
+			t.Errorf("%s (%q): %q, want %q", tt.path, tt.head, k, tt.want)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+#!/bin/bash
+STAGES="base mooncake_source"
+build() {
+  echo "${MOONCAKE_BRANCH}"
+}
