@@ -91,7 +91,12 @@ func requirePos(el any, path string, idx *lineIndex) []string {
 		line, col := int(p["line"].(float64)), int(p["column"].(float64))
 		eline, ecol := int(p["end_line"].(float64)), int(p["end_column"].(float64))
 		if line == eline {
-			got := runeSlice(idx.lineText(line), col, ecol)
+			// The raw line: an element may end in a '\r' the shell keeps.
+			raw := string(idx.src[idx.lineStart(line):max(idx.lineStart(line), idx.lineStart(line+1)-1)])
+			if line >= len(idx.starts) {
+				raw = string(idx.src[idx.lineStart(line):])
+			}
+			got := runeSlice(raw, col, ecol)
 			if got != text {
 				probs = append(probs, fmt.Sprintf("%s: text %q but source at %d:%d-%d has %q", path, text, line, col, ecol, got))
 			}

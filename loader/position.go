@@ -96,8 +96,18 @@ func (x *lineIndex) point(off int) (int, int) {
 // snap moves an offset that falls inside a UTF-8 sequence to the start of
 // the next character, so that columns and texts agree on invalid input.
 func (x *lineIndex) snap(off int) int {
-	for off > 0 && off < len(x.src) && !utf8.RuneStart(x.src[off]) {
-		off++
+	if off <= 0 || off >= len(x.src) || utf8.RuneStart(x.src[off]) {
+		return off
+	}
+	// Inside a valid multi-byte character only if a lead byte behind it
+	// starts one that reaches past off; stray bytes count as characters.
+	for p := off - 1; p >= 0 && p >= off-3; p-- {
+		if utf8.RuneStart(x.src[p]) {
+			if r, size := utf8.DecodeRune(x.src[p:]); r != utf8.RuneError && p+size > off {
+				return p + size
+			}
+			break
+		}
 	}
 	return off
 }

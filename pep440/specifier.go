@@ -1,0 +1,273 @@
+package pep440
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Specifier is one clause such as ">=0.3.13" or "==0.3.*".
+type Specifier struct {
+	Op       string
+	Raw      string // the version text as written
+	Version  Version
+	Wildcard bool // ==V.* or !=V.*
+}
+
+var clauseRe = regexp.MustCompile(`^\s*(===|~=|==|!=|<=|>=|<|>)\s*(\S+)\s*$`)
+
+// ParseSpecifier reads one clause, checking what PEP 440 allows each
+// operator: wildcards only with == and !=, local labels only with ==, != and
+// ===, at least two release segments with ~=.
+func ParseSpecifier(s string) (Specifier, error) {
+	m := clauseRe.FindStringSubmatch(s)
+	if m == nil {
+		return Specifier{}, fmt.Errorf("invalid specifier %q", s)
+	}
+	sp := Specifier{Op: m[1], Raw: m[2]}
+	if sp.Op == "===" {
+		// Arbitrary equality compares strings; it need not be a version.
+		if v, err := Parse(sp.Raw); err == nil {
+			sp.Version = v
+		}
+		return sp, nil
+	}
+	text := sp.Raw
+	if strings.HasSuffix(text, ".*") {
+		if sp.Op != "==" && sp.Op != "!=" {
+			return Specifier{}, fmt.Errorf("invalid specifier %q: a .* wildcard goes only with == and !=", s)
+		}
+		sp.Wildcard = true
+		text = strings.TrimSuffix(text, ".*")
+	}
+	v, err := Parse(text)
+	if err != nil {
+		return Specifier{}, fmt.Errorf("invalid specifier %q: %w", s, err)
+	}
+	if sp.Wildcard && (v.PreL != "" || v.Post >= 0 || v.Dev >= 0) {
+		return Specifier{}, fmt.Errorf("invalid specifier %q: a .* wildcard follows release segments only", s)
+	}
+	if len(v.Local) > 0 && sp.Op != "==" && sp.Op != "!=" {
+		return Specifier{}, fmt.Errorf("invalid specifier %q: a local version label goes only with ==, != and ===", s)
+	}
+	if sp.Wildcard && len(v.Local) > 0 {
+		return Specifier{}, fmt.Errorf("invalid specifier %q: a wildcard cannot have a local label", s)
+	}
+	if sp.Op == "~=" && len(v.Release) < 2 {
+		return Specifier{}, fmt.Errorf("invalid specifier %q: ~= needs at least two release segments", s)
+	}
+	sp.Version = v
+	return sp, nil
+}
+
+func (s Specifier) String() string { return s.Op + s.Raw }
+
+// Contains reports whether v satisfies the clause, pre-releases aside.
+func (s Specifier) Contains(v Version) bool {
+	switch s.Op {
+	case "===":
+		return strings.EqualFold(s.Raw, v.String())
+	case "==":
+		return s.equal(v)
+	case "!=":
+		return !s.equal(v)
+	case "~=":
+		prefix := s.Version.Release[:len(s.Version.Release)-1]
+		return Compare(v.Public(), s.Version) >= 0 && prefixMatch(v, Version{Epoch: s.Version.Epoch, Release: prefix, Post: -1, Dev: -1})
+	case "<=":
+		return Compare(v.Public(), s.Version) <= 0
+	case ">=":
+		return Compare(v.Public(), s.Version) >= 0
+	case "<":
+		if Compare(v.Public(), s.Version) >= 0 {
+			return false
+		}
+		// <V excludes pre-releases of V itself unless V is one.
+		if !s.Version.IsPrerelease() && v.IsPrerelease() && Compare(v.Base(), s.Version.Base()) == 0 {
+			return false
+		}
+		return true
+	case ">":
+		if Compare(v.Public(), s.Version) <= 0 {
+			return false
+		}
+		// >V excludes post-releases of V unless V is one, and V's local versions.
+		if !s.Version.IsPostrelease() && v.IsPostrelease() && Compare(v.Base(), s.Version.Base()) == 0 {
+			return false
+		}
+		if len(v.Local) > 0 && Compare(v.Public(), s.Version) == 0 {
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+func (s Specifier) equal(v Version) bool {
+	if s.Wildcard {
+		return prefixMatch(v, s.Version)
+	}
+	if len(s.Version.Local) == 0 {
+		v = v.Public() // a candidate's local label is ignored
+	}
+	return Compare(v, s.Version) == 0
+}
+
+// prefixMatch is ==P.*: the candidate's public version, its release padded
+// with zeros, starts with P's segments (P may carry pre/post/dev parts,
+// which must then match too).
+func prefixMatch(v, p Version) bool {
+	if v.Epoch != p.Epoch {
+		return false
+	}
+	rel := v.Release
+	for len(rel) < len(p.Release) {
+		rel = append(rel[:len(rel):len(rel)], 0)
+	}
+	for i, r := range p.Release {
+		if rel[i] != r {
+			return false
+		}
+	}
+	if p.PreL == "" && p.Post < 0 && p.Dev < 0 {
+		return true
+	}
+	if len(v.Release) > len(p.Release) && cmpRelease(v.Release[len(p.Release):], nil) != 0 {
+		return false
+	}
+	q := v.Public()
+	q.Release = p.Release
+	if p.Dev < 0 {
+		q.Dev = -1
+		if p.Post < 0 {
+			q.Post = -1
+		}
+	}
+	return q.PreL == p.PreL && q.PreN == p.PreN && q.Post == p.Post && q.Dev == p.Dev
+}
+
+// Set is a comma-separated specifier set; empty admits every version.
+type Set struct {
+	Specs []Specifier
+	// Prereleases: nil follows pip's default (pre-releases are admitted only
+	// when a clause names one); true or false forces it.
+	Prereleases *bool
+}
+
+// ParseSet reads "a, b, c" (empty is allowed: anything goes).
+func ParseSet(s string) (Set, error) {
+	var set Set
+	if strings.TrimSpace(s) == "" {
+		return set, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		sp, err := ParseSpecifier(part)
+		if err != nil {
+			return Set{}, err
+		}
+		set.Specs = append(set.Specs, sp)
+	}
+	return set, nil
+}
+
+func (s Set) String() string {
+	parts := make([]string, len(s.Specs))
+	for i, sp := range s.Specs {
+		parts[i] = sp.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+// AllowsPrereleases is pip's rule: a set admits pre-releases when one of its
+// inclusive clauses names a pre-release (>=1.0rc1, ==2.0b1, ~=1.0a1, ...).
+func (s Set) AllowsPrereleases() bool {
+	if s.Prereleases != nil {
+		return *s.Prereleases
+	}
+	for _, sp := range s.Specs {
+		if sp.Op != "!=" && sp.Op != "===" && sp.Version.IsPrerelease() {
+			return true
+		}
+	}
+	return false
+}
+
+// Contains reports whether v satisfies every clause, with the set's
+// pre-release handling.
+func (s Set) Contains(v Version) bool {
+	if v.IsPrerelease() && !s.AllowsPrereleases() {
+		return false
+	}
+	for _, sp := range s.Specs {
+		if !sp.Contains(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// AdmitsBelow reports whether some version lower than min satisfies the set,
+// and returns one. The search is exact over the boundaries that matter: a set
+// of clauses is a union of intervals and points whose ends are the clauses'
+// versions, so probing each boundary, just above it, and just below it (and
+// the bottom of the version space) finds a member of every non-empty region.
+func (s Set) AdmitsBelow(min Version) (Version, bool) {
+	bounds := []Version{min, MustParse("0")}
+	for _, sp := range s.Specs {
+		if sp.Op == "===" {
+			if sp.Version.Release != nil {
+				bounds = append(bounds, sp.Version)
+			}
+			continue
+		}
+		bounds = append(bounds, sp.Version)
+		if sp.Op == "~=" {
+			bounds = append(bounds, Version{Epoch: sp.Version.Epoch, Release: sp.Version.Release[:len(sp.Version.Release)-1], Post: -1, Dev: -1})
+		}
+	}
+	var cands []Version
+	for _, b := range bounds {
+		cands = append(cands, neighbours(b)...)
+	}
+	for _, c := range cands {
+		if Compare(c, min) < 0 && s.Contains(c) {
+			return c, true
+		}
+	}
+	return Version{}, false
+}
+
+// neighbours are versions at, just above and just below b.
+func neighbours(b Version) []Version {
+	base := b.Public()
+	rel := append([]int(nil), base.Release...)
+	mk := func(release []int, preL string, preN, post, dev int) Version {
+		return Version{Epoch: base.Epoch, Release: release, PreL: preL, PreN: preN, Post: post, Dev: dev}
+	}
+	out := []Version{
+		b,
+		base,
+		mk(rel, "", 0, -1, 0),    // b.dev0, below b
+		mk(rel, "a", 0, -1, 0),   // b.a0.dev0
+		mk(rel, "rc", 0, -1, -1), // brc0
+		mk(rel, "", 0, 0, -1),    // b.post0, above b
+		mk(rel, "", 0, 0, 0),     // b.post0.dev0
+		mk(append(append([]int(nil), rel...), 0, 1), "", 0, -1, -1), // b.0.1: just above, final
+		mk(append(append([]int(nil), rel...), 1), "", 0, -1, -1),    // b.1
+	}
+	if base.PreL != "" || base.Post >= 0 || base.Dev >= 0 {
+		out = append(out, mk(rel, "", 0, -1, -1)) // the final of a pre/post/dev boundary
+	}
+	// Just below b among finals: decrement the last non-zero segment and go
+	// high below it (1.2.0 -> 1.1.999999).
+	for i := len(rel) - 1; i >= 0; i-- {
+		if rel[i] > 0 {
+			lower := append([]int(nil), rel[:i+1]...)
+			lower[i]--
+			lower = append(lower, 999999)
+			out = append(out, mk(lower, "", 0, -1, -1))
+			break
+		}
+	}
+	return out
+}
