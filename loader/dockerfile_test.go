@@ -5,13 +5,6 @@ import (
 	"testing"
 )
 
-func parseDockerfile(t *testing.T, src string) *DockerfileDocument {
-	t.Helper()
-	d := Parse(KindDockerfile, "Dockerfile", []byte(src)).(*DockerfileDocument)
-	checkPositions(t, []byte(src), d)
-	return d
-}
-
 func TestDockerfileStructure(t *testing.T) {
 	src := strings.Join([]string{
 		"# syntax=docker/dockerfile:1.7",                                                        // 1
@@ -28,7 +21,7 @@ func TestDockerfileStructure(t *testing.T) {
 		"RUN --mount=type=bind,from=mooncake_source,source=/src,target=/w pip install /w/*.whl", // 12
 		`CMD ["python3", "-m", "vllm"]`,                                                         // 13
 	}, "\n") + "\n"
-	d := parseDockerfile(t, src)
+	d := parseAs[*DockerfileDocument](t, KindDockerfile, "Dockerfile", src)
 	if len(d.Errors) != 0 {
 		t.Fatalf("errors: %+v", d.Errors)
 	}
@@ -98,7 +91,7 @@ func TestDockerfileHeredocs(t *testing.T) {
 		"print('hi')\n" + // 10
 		"PY\n" + // 11
 		"RUN echo done\n" // 12
-	d := parseDockerfile(t, src)
+	d := parseAs[*DockerfileDocument](t, KindDockerfile, "Dockerfile", src)
 	if len(d.Errors) != 0 {
 		t.Fatalf("errors: %+v", d.Errors)
 	}
@@ -156,7 +149,7 @@ func TestDockerfileMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := parseDockerfile(t, tt.src)
+			d := parseAs[*DockerfileDocument](t, KindDockerfile, "Dockerfile", tt.src)
 			if tt.errSubstr == "" {
 				if len(d.Errors) != 0 {
 					t.Errorf("errors: %+v", d.Errors)
@@ -187,7 +180,7 @@ func TestDockerfileMalformed(t *testing.T) {
 
 func TestDockerfileEscapeDirective(t *testing.T) {
 	src := "# escape=`\nFROM mcr.microsoft.com/windows\nRUN echo a `\n  && git clone x\n"
-	d := parseDockerfile(t, src)
+	d := parseAs[*DockerfileDocument](t, KindDockerfile, "Dockerfile", src)
 	if len(d.Errors) != 0 {
 		t.Fatalf("errors: %+v", d.Errors)
 	}
@@ -199,7 +192,7 @@ func TestDockerfileEscapeDirective(t *testing.T) {
 }
 
 func TestDockerfileLintWarningsKept(t *testing.T) {
-	d := parseDockerfile(t, "FROM alpine as Build\nMAINTAINER me\n")
+	d := parseAs[*DockerfileDocument](t, KindDockerfile, "Dockerfile", "FROM alpine as Build\nMAINTAINER me\n")
 	rules := map[string]bool{}
 	for _, w := range d.Warnings {
 		rules[w.Rule] = true

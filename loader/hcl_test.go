@@ -5,13 +5,6 @@ import (
 	"testing"
 )
 
-func parseHCLDoc(t *testing.T, src string) *HCLDocument {
-	t.Helper()
-	d := Parse(KindHCL, "docker/ci.hcl", []byte(src)).(*HCLDocument)
-	checkPositions(t, []byte(src), d)
-	return d
-}
-
 func TestHCLStructure(t *testing.T) {
 	src := `variable "MOONCAKE_BRANCH" {
   default = "v0.3.7"
@@ -36,7 +29,7 @@ group "ci" {
   ]
 }
 `
-	d := parseHCLDoc(t, src)
+	d := parseAs[*HCLDocument](t, KindHCL, "docker/ci.hcl", src)
 	if len(d.Errors) != 0 {
 		t.Fatalf("errors: %+v", d.Errors)
 	}
@@ -112,7 +105,7 @@ func TestHCLMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := parseHCLDoc(t, tt.src)
+			d := parseAs[*HCLDocument](t, KindHCL, "docker/ci.hcl", tt.src)
 			if tt.errLine == 0 {
 				if len(d.Errors) != 0 {
 					t.Errorf("errors: %+v", d.Errors)

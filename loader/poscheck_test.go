@@ -8,6 +8,14 @@ import (
 	"unicode/utf8"
 )
 
+// parseAs parses src as kind and checks the position contract on the result.
+func parseAs[T Document](t *testing.T, kind Kind, path, src string) T {
+	t.Helper()
+	d := Parse(kind, path, []byte(src)).(T)
+	checkPositions(t, []byte(src), d)
+	return d
+}
+
 // posKeys hold a Pos; containerKeys hold objects that are not elements.
 var (
 	posKeys       = map[string]bool{"pos": true, "name_pos": true, "type_pos": true}

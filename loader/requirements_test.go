@@ -5,13 +5,6 @@ import (
 	"testing"
 )
 
-func parseReqs(t *testing.T, src string) *RequirementsDocument {
-	t.Helper()
-	d := Parse(KindRequirements, "requirements/rocm.txt", []byte(src)).(*RequirementsDocument)
-	checkPositions(t, []byte(src), d)
-	return d
-}
-
 func TestRequirementLines(t *testing.T) {
 	type want struct {
 		name, norm, spec string
@@ -43,7 +36,7 @@ func TestRequirementLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.TrimSpace(tt.src), func(t *testing.T) {
-			d := parseReqs(t, tt.src)
+			d := parseAs[*RequirementsDocument](t, KindRequirements, "requirements/rocm.txt", tt.src)
 			if len(d.Errors) != 0 {
 				t.Fatalf("errors: %+v", d.Errors)
 			}
@@ -89,7 +82,7 @@ func TestRequirementLines(t *testing.T) {
 
 func TestRequirementsContinuationSpan(t *testing.T) {
 	src := "numpy\nmooncake-transfer-engine-rocm \\\n    >= 0.3.13 \\\n    --hash=sha256:abc\n"
-	d := parseReqs(t, src)
+	d := parseAs[*RequirementsDocument](t, KindRequirements, "requirements/rocm.txt", src)
 	r := d.Requirements[1]
 	if r.Pos.Line != 2 || r.Pos.EndLine != 4 {
 		t.Errorf("span %+v, want lines 2-4", r.Pos)
@@ -112,7 +105,7 @@ func TestRequirementsCommentsAndOptions(t *testing.T) {
 		"pkg3 =>1",
 		"-r ../../../etc/passwd",
 	}, "\n") + "\n"
-	d := parseReqs(t, src)
+	d := parseAs[*RequirementsDocument](t, KindRequirements, "requirements/rocm.txt", src)
 	if len(d.Requirements) != 3 || d.Requirements[0].Name != "pkg" {
 		t.Errorf("requirements = %+v", d.Requirements)
 	}

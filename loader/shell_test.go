@@ -5,13 +5,6 @@ import (
 	"testing"
 )
 
-func parseShellDoc(t *testing.T, src string) *ShellDocument {
-	t.Helper()
-	d := Parse(KindShell, "ci.sh", []byte(src)).(*ShellDocument)
-	checkPositions(t, []byte(src), d)
-	return d
-}
-
 func TestShellStructure(t *testing.T) {
 	src := `#!/usr/bin/env bash
 # stage list
@@ -34,7 +27,7 @@ cat <<EOF > out.txt
 MOONCAKE_BRANCH=${MOONCAKE_BRANCH}
 EOF
 `
-	d := parseShellDoc(t, src)
+	d := parseAs[*ShellDocument](t, KindShell, "ci.sh", src)
 	if len(d.Errors) != 0 {
 		t.Fatalf("errors: %+v", d.Errors)
 	}
@@ -115,7 +108,7 @@ func TestShellMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := parseShellDoc(t, tt.src)
+			d := parseAs[*ShellDocument](t, KindShell, "ci.sh", tt.src)
 			if tt.errLine == 0 {
 				if len(d.Errors) != 0 {
 					t.Errorf("errors: %+v", d.Errors)
