@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -33,8 +34,11 @@ func checkPositions(t *testing.T, src []byte, doc Document) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Numbers as json.Number: an HCL value may be beyond float64.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := dec.Decode(&v); err != nil {
 		t.Fatal(err)
 	}
 	idx := newLineIndex(src)
@@ -96,8 +100,8 @@ func requirePos(el any, path string, idx *lineIndex) []string {
 	probs := walkPositions(m, path, idx)
 	if text, ok := m["text"].(string); ok && text != "" && !strings.Contains(text, "\n") {
 		p := pos.(map[string]any)
-		line, col := int(p["line"].(float64)), int(p["column"].(float64))
-		eline, ecol := int(p["end_line"].(float64)), int(p["end_column"].(float64))
+		line, col := num(p["line"]), num(p["column"])
+		eline, ecol := num(p["end_line"]), num(p["end_column"])
 		if line == eline {
 			// The raw line: an element may end in a '\r' the shell keeps.
 			raw := string(idx.src[idx.lineStart(line):max(idx.lineStart(line), idx.lineStart(line+1)-1)])
@@ -130,8 +134,8 @@ func checkPos(v any, idx *lineIndex) string {
 	if !ok {
 		return "pos is not an object"
 	}
-	line, col := int(p["line"].(float64)), int(p["column"].(float64))
-	eline, ecol := int(p["end_line"].(float64)), int(p["end_column"].(float64))
+	line, col := num(p["line"]), num(p["column"])
+	eline, ecol := num(p["end_line"]), num(p["end_column"])
 	lines := idx.lines()
 	switch {
 	case line < 1 || col < 1:
@@ -144,4 +148,9 @@ func checkPos(v any, idx *lineIndex) string {
 		return fmt.Sprintf("column %d past the end of line %d", col, line)
 	}
 	return ""
+}
+
+func num(v any) int {
+	n, _ := v.(json.Number).Int64()
+	return int(n)
 }
