@@ -353,7 +353,7 @@ func (d *dockerLoad) instructions(ast *parser.Node) {
 	for _, n := range ast.Children {
 		in, parsed := d.instruction(n)
 		if st, ok := parsed.(*instructions.Stage); ok {
-			d.doc.Stages = append(d.doc.Stages, d.stage(st, n, in))
+			d.doc.Stages = append(d.doc.Stages, d.stage(st, in))
 			stage = &d.doc.Stages[len(d.doc.Stages)-1]
 		}
 		if stage == nil {
@@ -370,7 +370,7 @@ func (d *dockerLoad) instructions(ast *parser.Node) {
 	}
 }
 
-func (d *dockerLoad) stage(st *instructions.Stage, n *parser.Node, from Instruction) Stage {
+func (d *dockerLoad) stage(st *instructions.Stage, from Instruction) Stage {
 	s := Stage{Index: len(d.doc.Stages), Pos: from.Pos, Instructions: []Instruction{}}
 	s.Base = Word{Text: "", Value: strp(st.BaseName), Pos: from.Pos}
 	args := from.Args
@@ -389,7 +389,6 @@ func (d *dockerLoad) stage(st *instructions.Stage, n *parser.Node, from Instruct
 			s.Platform = &w
 		}
 	}
-	_ = n
 	return s
 }
 

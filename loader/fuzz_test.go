@@ -27,33 +27,29 @@ func addSeeds(f *testing.F, kind Kind, extra ...string) {
 	}
 }
 
-func FuzzDockerfile(f *testing.F) {
-	addSeeds(f, KindDockerfile, "FROM a AS b\nRUN <<EOF\necho\nEOF\n", "# escape=`\nFROM a\nRUN x `\n y\n",
-		"FROM a\nRUN --mount=type=bind,from=b,target=/x \\\n # c\n  git clone $R\n")
+// fuzzLoader runs one loader on every input and checks its output.
+func fuzzLoader[T Document](f *testing.F, kind Kind, load func(string, []byte) T, seeds ...string) {
+	addSeeds(f, kind, seeds...)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		checkPositions(t, src, loadDockerfile("Dockerfile", src))
+		checkPositions(t, src, load("fuzz-input", src))
 	})
+}
+
+func FuzzDockerfile(f *testing.F) {
+	fuzzLoader(f, KindDockerfile, loadDockerfile, "FROM a AS b\nRUN <<EOF\necho\nEOF\n", "# escape=`\nFROM a\nRUN x `\n y\n",
+		"FROM a\nRUN --mount=type=bind,from=b,target=/x \\\n # c\n  git clone $R\n")
 }
 
 func FuzzHCL(f *testing.F) {
-	addSeeds(f, KindHCL, "target \"a\" {\n args = { X = Y }\n tags = [for t in l : t]\n}\n",
+	fuzzLoader(f, KindHCL, loadHCL, "target \"a\" {\n args = { X = Y }\n tags = [for t in l : t]\n}\n",
 		"function \"f\" {\n params = [a]\n result = a\n}\n")
-	f.Fuzz(func(t *testing.T, src []byte) {
-		checkPositions(t, src, loadHCL("x.hcl", src))
-	})
 }
 
 func FuzzRequirements(f *testing.F) {
-	addSeeds(f, KindRequirements, "pkg[a]>=1 ; python_version<'3' --hash=sha256:x\n", "a \\\n>=1\n-r x.txt\n",
+	fuzzLoader(f, KindRequirements, loadRequirements, "pkg[a]>=1 ; python_version<'3' --hash=sha256:x\n", "a \\\n>=1\n-r x.txt\n",
 		"git+https://x/y.git#egg=z\n-e ./p\n")
-	f.Fuzz(func(t *testing.T, src []byte) {
-		checkPositions(t, src, loadRequirements("requirements.txt", src))
-	})
 }
 
 func FuzzShell(f *testing.F) {
-	addSeeds(f, KindShell, "f() { local a=\"x y\"; for i in $a; do case $i in x|y) :;; esac; done; }\ncat <<E\n$a\nE\n")
-	f.Fuzz(func(t *testing.T, src []byte) {
-		checkPositions(t, src, loadShell("x.sh", src))
-	})
+	fuzzLoader(f, KindShell, loadShell, "f() { local a=\"x y\"; for i in $a; do case $i in x|y) :;; esac; done; }\ncat <<E\n$a\nE\n")
 }
