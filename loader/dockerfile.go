@@ -150,12 +150,8 @@ func loadDockerfile(path string, src []byte) *DockerfileDocument {
 			break
 		}
 		first, last := errorLines(err, d.idx.lines())
-		if attempt >= maxDockerfileErrors || first < 1 || bytes.Count(bytes.TrimSpace(text), nil) == 1 {
-			d.errorAt(err, first, last)
-			break
-		}
 		d.errorAt(err, first, last)
-		if strings.Contains(err.Error(), "file with no instructions") {
+		if attempt >= maxDockerfileErrors || strings.Contains(err.Error(), "file with no instructions") {
 			break
 		}
 		text = blankLines(text, d.idx, first, last)
@@ -591,22 +587,18 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 	}
 }
 
-// bodyRange finds a heredoc body's offsets in the shell text by its lines.
+// bodyRange finds a heredoc body's offsets in the shell text: the body
+// lines were copied there verbatim from the source.
 func (d *dockerLoad) bodyRange(sh *mappedText, h ShellHeredoc) (int, int) {
-	for i := 0; i < len(sh.text); i++ {
-		l, _ := d.idx.point(sh.source(i))
-		if l == h.Pos.Line && (i == 0 || sh.text[i-1] == '\n') {
-			for j := i; j <= len(sh.text); j++ {
-				if j == len(sh.text) {
-					return i, j
-				}
-				if el, _ := d.idx.point(sh.source(j)); el > h.Pos.EndLine {
-					return i, j
-				}
-			}
-		}
+	start, ok := sh.offsetOf(d.idx.lineStart(h.Pos.Line))
+	if !ok {
+		return -1, -1
 	}
-	return -1, -1
+	end, ok := sh.offsetOf(d.idx.lineStart(h.Pos.EndLine + 1))
+	if !ok {
+		end = len(sh.text)
+	}
+	return start, end
 }
 
 // unquote removes one level of surrounding quotes, as the builder does when

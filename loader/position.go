@@ -166,6 +166,21 @@ func (m *mappedText) source(off int) int {
 	return m.segs[i].src + off - m.segs[i].at
 }
 
+// offsetOf is the inverse of source: the offset in the assembled text of a
+// source offset, if that byte was copied.
+func (m *mappedText) offsetOf(src int) (int, bool) {
+	for i, sg := range m.segs {
+		end := len(m.text)
+		if i+1 < len(m.segs) {
+			end = m.segs[i+1].at
+		}
+		if src >= sg.src && src < sg.src+end-sg.at {
+			return sg.at + src - sg.src, true
+		}
+	}
+	return 0, false
+}
+
 // spanOf maps [start, end) of the assembled text to a source position; the
 // end maps from the last byte so that a span never runs into a removed part.
 func (m *mappedText) spanOf(x *lineIndex, start, end int) Pos {
