@@ -132,7 +132,8 @@ func (l *Loader) Load(rel string, kind Kind) ([]Document, error) {
 // far, so that a cycle is reported where it closes.
 func (l *Loader) includes(doc *RequirementsDocument, chain []string) []Document {
 	var out []Document
-	for _, inc := range doc.Includes {
+	for i := range doc.Includes {
+		inc := &doc.Includes[i]
 		if inc.Path == "" {
 			continue
 		}
@@ -147,6 +148,10 @@ func (l *Loader) includes(doc *RequirementsDocument, chain []string) []Document 
 			continue
 		}
 		src, err := l.read(inc.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			inc.Missing = true
+			continue
+		}
 		if err != nil {
 			doc.Errors = append(doc.Errors, Error{Message: fmt.Sprintf("-%s %s: %s", inc.Kind[:1], inc.Target.Text, describe(err)), Pos: inc.Target.Pos})
 			continue

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"github.com/buildgate/buildgate/pep440"
 	"path"
 	"regexp"
 	"strings"
@@ -51,12 +52,15 @@ type Specifier struct {
 
 // Include is a -r (requirement) or -c (constraint) line. Path is the target
 // relative to the repository root, empty when it is not followed (a URL, a
-// path that leaves the root); Loaded is true when it was loaded as a document.
+// path that leaves the root). Missing is set when the file does not exist:
+// that is not a read error (nothing is hidden from the policies, which see
+// an include that adds nothing), but policies can still report it.
 type Include struct {
-	Kind   string `json:"kind"`
-	Target Word   `json:"target"`
-	Path   string `json:"path"`
-	Pos    Pos    `json:"pos"`
+	Kind    string `json:"kind"`
+	Target  Word   `json:"target"`
+	Path    string `json:"path"`
+	Missing bool   `json:"missing"`
+	Pos     Pos    `json:"pos"`
 }
 
 var (
@@ -490,6 +494,10 @@ func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 		v := strings.TrimSpace(c[len(op):])
 		if v == "" || strings.ContainsAny(v, " \t") {
 			fail(cs, "invalid version clause %q", c)
+			continue
+		}
+		if _, err := pep440.ParseSpecifier(c); err != nil {
+			fail(cs, "invalid version clause %q: %s", c, strings.TrimPrefix(err.Error(), fmt.Sprintf("invalid specifier %q: ", c)))
 			continue
 		}
 		req.Specifiers = append(req.Specifiers, Specifier{Op: op, Version: v, Text: c, Pos: l.m.spanOf(r.idx, cs, ce)})

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/buildgate/buildgate/config"
+	"github.com/buildgate/buildgate/discover"
+	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/lint"
+	"github.com/buildgate/buildgate/loader"
+	"github.com/buildgate/buildgate/policies"
+	"github.com/buildgate/buildgate/report"
+	"github.com/spf13/cobra"
+)
+
+type lintFlags struct {
+	config  string
+	root    string
+	format  string
+	output  string
+	failOn  string
+	maxSize int64
+}
+
+func newLintCmd() *cobra.Command {
+	var f lintFlags
+	cmd := &cobra.Command{
+		Use:   "lint [PATH...]",
+		Short: "Check build files against the policies (the CI gate)",
+		Long: `Lint finds the build files under each PATH (default: the current directory),
+loads them and reports what the policies find.
+
+The repository root is --root, else the git top level above the current
+directory, else the current directory. Paths in reports are relative to it,
+the configuration is read from its .buildgate.yaml (unless --config is given;
+without either, the built-in Mooncake ROCm migration applies), and the
+requirements files the configuration names are checked whatever PATHs are
+given.
+
+Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for a
+usage, configuration or policy error.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLint(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", "", "configuration file (default: .buildgate.yaml at the root, else the built-in default)")
+	fl.StringVar(&f.root, "root", "", "repository root (default: the git top level, else the current directory)")
+	fl.StringVar(&f.format, "format", "text", "output format: "+strings.Join(report.FormatNames, ", "))
+	fl.StringVarP(&f.output, "output", "o", "", "write the report to FILE instead of standard output")
+	fl.StringVar(&f.failOn, "fail-on", "error", "lowest severity that makes the exit status 1: error, warning, note or never")
+	fl.Int64Var(&f.maxSize, "max-file-size", loader.DefaultMaxFileSize, "files larger than this many bytes are not read (a BG001 finding instead)")
+	return cmd
+}
+
+func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	failRank, ok := failOnRank(f.failOn)
+	if !ok {
+		return usageErr("--fail-on %q: want error, warning, note or never", f.failOn)
+	}
+	if !contains(report.FormatNames, f.format) {
+		return usageErr("--format %q: want one of %s", f.format, strings.Join(report.FormatNames, ", "))
+	}
+	root, err := lintRoot(f.root)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	cfg, err := loadConfig(root, f.config)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	eng, err := builtinEngine(ctx)
+	if err != nil {
+		return &exitError{code: exitUsage, msg: "policies: " + err.Error()}
+	}
+	if len(args) == 0 {
+		args = []string{"."}
+	}
+	out, err := lint.Run(ctx, lint.Options{Root: root, Paths: args, Config: cfg, Engine: eng, MaxFileSize: f.maxSize})
+	if err != nil {
+		var pe *discover.PathError
+		var ce *config.Error
+		if errors.As(err, &pe) || errors.As(err, &ce) {
+			return usageErr("%v", err)
+		}
+		return &exitError{code: exitUsage, msg: err.Error()}
+	}
+	res := &report.Result{
+		Tool:     report.Tool{Name: "buildgate", Version: Version()},
+		Rules:    eng.Rules(),
+		Findings: out.Findings,
+		Files:    out.Files,
+	}
+	var buf bytes.Buffer
+	w := io.Writer(stdout)
+	color := false
+	if f.output != "" {
+		w = &buf
+	} else {
+		color = f.format == "text" && useColor(stdout)
+	}
+	if err := report.Formats(color)[f.format].Report(w, res); err != nil {
+		return &exitError{code: exitUsage, msg: err.Error()}
+	}
+	if f.output != "" {
+		if err := os.WriteFile(f.output, buf.Bytes(), 0o644); err != nil {
+			return usageErr("--output: %v", errText(err))
+		}
+	}
+	for _, fd := range out.Findings {
+		if engine.SeverityRank(fd.Severity) >= failRank {
+			return &exitError{code: exitFindings}
+		}
+	}
+	return nil
+}
+
+func failOnRank(s string) (int, bool) {
+	switch s {
+	case "never":
+		return 99, true
+	case engine.SeverityError, engine.SeverityWarning, engine.SeverityNote:
+		return engine.SeverityRank(s), true
+	}
+	return 0, false
+}
+
+// lintRoot is --root, else the git top level, else the working directory.
+func lintRoot(flag string) (string, error) {
+	if flag != "" {
+		abs, err := filepath.Abs(flag)
+		if err != nil {
+			return "", err
+		}
+		st, err := os.Stat(abs)
+		if err != nil || !st.IsDir() {
+			return "", fmt.Errorf("--root %s: not a directory", flag)
+		}
+		return abs, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	if r := repoRoot(wd); r != "" {
+		return r, nil
+	}
+	return wd, nil
+}
+
+func loadConfig(root, flag string) (*config.Config, error) {
+	if flag != "" {
+		return config.Load(flag)
+	}
+	p := filepath.Join(root, config.FileName)
+	if _, err := os.Stat(p); err == nil {
+		c, err := config.Load(p)
+		if err != nil {
+			return nil, err
+		}
+		c.Source = config.FileName
+		return c, nil
+	}
+	return config.Default(), nil
+}
+
+func builtinEngine(ctx context.Context) (*engine.Engine, error) {
+	mods, err := engine.ModulesFromFS(policies.FS, ".", false)
+	if err != nil {
+		return nil, err
+	}
+	return engine.Compile(ctx, mods, Version())
+}
+
+// useColor: colour only on a terminal, and never with NO_COLOR set.
+func useColor(w io.Writer) bool {
+	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

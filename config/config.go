@@ -1,0 +1,414 @@
+// Package config reads .buildgate.yaml: the migrations to guard, per-rule
+// severity overrides and exclude globs. Every error names the file and line.
+package config
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/buildgate/buildgate/pep440"
+	"go.yaml.in/yaml/v3"
+)
+
+// FileName is the configuration file looked for at the repository root.
+const FileName = ".buildgate.yaml"
+
+//go:embed default.yaml
+var defaultYAML []byte
+
+// DefaultYAML is the built-in configuration, as a user would write it.
+func DefaultYAML() []byte { return append([]byte(nil), defaultYAML...) }
+
+// Migration is one "stopped building X from source, pinned its wheel".
+type Migration struct {
+	Package      string   `json:"package"`
+	Minimum      string   `json:"minimum"`
+	Requirements []string `json:"requirements"`
+	Variants     []string `json:"variants"`
+	Names        []string `json:"names"`
+	BuildArgs    []string `json:"build_args"`
+	Repositories []string `json:"repositories"`
+	Scope        []string `json:"scope"`
+}
+
+// RuleSetting overrides a rule. Key is the rule id or name as written.
+type RuleSetting struct {
+	Key      string
+	Severity string // "" keeps the rule's own
+	Disabled bool
+	Line     int
+}
+
+// Config is a loaded configuration.
+type Config struct {
+	// Source names where it came from, for messages.
+	Source     string
+	Migrations []Migration
+	Rules      []RuleSetting
+	Exclude    []string
+}
+
+// Error is a configuration error at a line of a file.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Default is the built-in configuration.
+func Default() *Config {
+	c, err := Parse("(built-in default)", defaultYAML, nil)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Load reads a configuration file over the defaults.
+func Load(file string) (*Config, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &Error{File: file, Msg: "cannot read: " + err.Error()}
+	}
+	return Parse(file, data, Default())
+}
+
+// Parse reads configuration text. Keys it does not set come from base
+// (nil: none).
+func Parse(name string, data []byte, base *Config) (*Config, error) {
+	p := &parser{file: name}
+	c := &Config{Source: name, Migrations: []Migration{}}
+	if base != nil {
+		c.Migrations = base.Migrations
+		c.Rules = append(c.Rules, base.Rules...)
+		c.Exclude = append(c.Exclude, base.Exclude...)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, p.yamlErr(err)
+	}
+	if len(doc.Content) == 0 {
+		return c, nil // an empty file changes nothing
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, p.at(root, "the configuration must be a mapping with migrations, rules and exclude")
+	}
+	err := p.mapping(root, map[string]func(*yaml.Node) error{
+		"migrations": func(n *yaml.Node) error {
+			ms, err := p.migrations(n)
+			c.Migrations = ms
+			return err
+		},
+		"rules": func(n *yaml.Node) error {
+			rs, err := p.rules(n)
+			c.Rules = append(c.Rules, rs...)
+			return err
+		},
+		"exclude": func(n *yaml.Node) error {
+			gs, err := p.globs(n)
+			c.Exclude = append(c.Exclude, gs...)
+			return err
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+type parser struct{ file string }
+
+func (p *parser) at(n *yaml.Node, format string, args ...any) error {
+	return &Error{File: p.file, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
+}
+
+var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func (p *parser) yamlErr(err error) error {
+	if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
+		var line int
+		fmt.Sscanf(m[1], "%d", &line)
+		return &Error{File: p.file, Line: line, Msg: m[2]}
+	}
+	return &Error{File: p.file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+}
+
+// mapping walks a mapping node, refusing keys it does not know and keys
+// given twice.
+func (p *parser) mapping(n *yaml.Node, fields map[string]func(*yaml.Node) error) error {
+	if n.Kind != yaml.MappingNode {
+		return p.at(n, "expected a mapping")
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		f, ok := fields[k.Value]
+		if !ok {
+			return p.at(k, "unknown key %q (known: %s)", k.Value, strings.Join(sortedKeys(fields), ", "))
+		}
+		if seen[k.Value] {
+			return p.at(k, "key %q given twice", k.Value)
+		}
+		seen[k.Value] = true
+		if err := f(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parser) str(n *yaml.Node, what string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", p.at(n, "%s must be a string", what)
+	}
+	return n.Value, nil
+}
+
+func (p *parser) strs(n *yaml.Node, what string, check func(*yaml.Node, string) error) ([]string, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return []string{}, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.at(n, "%s must be a list", what)
+	}
+	out := []string{}
+	for _, item := range n.Content {
+		s, err := p.str(item, what+" entries")
+		if err != nil {
+			return nil, err
+		}
+		if s == "" {
+			return nil, p.at(item, "%s: empty entry", what)
+		}
+		if check != nil {
+			if err := check(item, s); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+var (
+	projectRe  = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+	argRe      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	severities = map[string]bool{"error": true, "warning": true, "note": true}
+)
+
+func (p *parser) migrations(n *yaml.Node) ([]Migration, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.at(n, "migrations must be a list")
+	}
+	out := []Migration{}
+	for _, item := range n.Content {
+		m := Migration{Requirements: []string{}, Variants: []string{}, Names: []string{},
+			BuildArgs: []string{}, Repositories: []string{}, Scope: []string{}}
+		list := func(dst *[]string, what string, check func(*yaml.Node, string) error) func(*yaml.Node) error {
+			return func(v *yaml.Node) error {
+				s, err := p.strs(v, what, check)
+				*dst = s
+				return err
+			}
+		}
+		err := p.mapping(item, map[string]func(*yaml.Node) error{
+			"package": func(v *yaml.Node) error {
+				s, err := p.str(v, "package")
+				if err == nil && !projectRe.MatchString(s) {
+					err = p.at(v, "package %q is not a valid project name", s)
+				}
+				m.Package = s
+				return err
+			},
+			"minimum": func(v *yaml.Node) error {
+				s, err := p.str(v, "minimum")
+				if err != nil {
+					return err
+				}
+				if _, perr := pep440.Parse(s); perr != nil {
+					return p.at(v, "minimum %q is not a PEP 440 version: %v", s, perr)
+				}
+				m.Minimum = s
+				return nil
+			},
+			"requirements": list(&m.Requirements, "requirements", p.relPath),
+			"variants": list(&m.Variants, "variants", func(v *yaml.Node, s string) error {
+				if !projectRe.MatchString(s) {
+					return p.at(v, "variant %q is not a valid project name", s)
+				}
+				return nil
+			}),
+			"names": list(&m.Names, "names", func(v *yaml.Node, s string) error {
+				if !regexp.MustCompile(`^[A-Za-z0-9]+$`).MatchString(s) {
+					return p.at(v, "name token %q must be letters and digits (it is matched against the parts of names split at - _ .)", s)
+				}
+				return nil
+			}),
+			"build_args": list(&m.BuildArgs, "build_args", func(v *yaml.Node, s string) error {
+				if !argRe.MatchString(s) {
+					return p.at(v, "build argument %q is not a variable name", s)
+				}
+				return nil
+			}),
+			"repositories": list(&m.Repositories, "repositories", nil),
+			"scope":        list(&m.Scope, "scope", p.glob),
+		})
+		if err != nil {
+			return nil, err
+		}
+		if m.Package == "" {
+			return nil, p.at(item, "a migration needs a package")
+		}
+		if m.Minimum == "" {
+			return nil, p.at(item, "migration %s needs a minimum version", m.Package)
+		}
+		for i, r := range m.Repositories {
+			m.Repositories[i] = normalizeRepo(r)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// normalizeRepo keeps host and path: a clone URL, an SSH address or a
+// .git suffix all name the same repository.
+func normalizeRepo(r string) string {
+	for _, pre := range []string{"https://", "http://", "git://", "ssh://", "git+https://", "git@"} {
+		r = strings.TrimPrefix(r, pre)
+	}
+	r = strings.Replace(r, ":", "/", 1)
+	return strings.TrimSuffix(strings.TrimSuffix(r, "/"), ".git")
+}
+
+func (p *parser) relPath(n *yaml.Node, s string) error {
+	if path.IsAbs(s) || s != path.Clean(s) || s == ".." || strings.HasPrefix(s, "../") || strings.Contains(s, "\\") {
+		return p.at(n, "%q must be a clean slash-separated path relative to the repository root", s)
+	}
+	return nil
+}
+
+func (p *parser) glob(n *yaml.Node, s string) error {
+	if !doublestar.ValidatePattern(s) {
+		return p.at(n, "%q is not a valid glob", s)
+	}
+	return nil
+}
+
+func (p *parser) globs(n *yaml.Node) ([]string, error) {
+	return p.strs(n, "exclude", p.glob)
+}
+
+func (p *parser) rules(n *yaml.Node) ([]RuleSetting, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, p.at(n, "rules must be a mapping of rule id or name to a severity, off, or {severity, disabled}")
+	}
+	var out []RuleSetting
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		rs := RuleSetting{Key: k.Value, Line: k.Line}
+		switch v.Kind {
+		case yaml.ScalarNode:
+			switch {
+			case v.Value == "off" || v.Value == "false":
+				rs.Disabled = true
+			case severities[v.Value]:
+				rs.Severity = v.Value
+			default:
+				return nil, p.at(v, "rule %s: %q: want error, warning, note or off", k.Value, v.Value)
+			}
+		case yaml.MappingNode:
+			err := p.mapping(v, map[string]func(*yaml.Node) error{
+				"severity": func(s *yaml.Node) error {
+					if !severities[s.Value] {
+						return p.at(s, "rule %s: severity %q: want error, warning or note", k.Value, s.Value)
+					}
+					rs.Severity = s.Value
+					return nil
+				},
+				"disabled": func(s *yaml.Node) error {
+					var b bool
+					if err := s.Decode(&b); err != nil {
+						return p.at(s, "rule %s: disabled must be true or false", k.Value)
+					}
+					rs.Disabled = b
+					return nil
+				},
+			})
+			if err != nil {
+				return nil, err
+			}
+		default:
+			return nil, p.at(v, "rule %s: want a severity, off, or {severity, disabled}", k.Value)
+		}
+		out = append(out, rs)
+	}
+	return out, nil
+}
+
+// Excluded reports whether a slash-separated path relative to the root
+// matches an exclude glob (a glob matching a directory excludes what is
+// below it).
+func (c *Config) Excluded(rel string) bool {
+	for _, g := range c.Exclude {
+		if ok, _ := doublestar.Match(g, rel); ok {
+			return true
+		}
+		if ok, _ := doublestar.Match(strings.TrimSuffix(g, "/")+"/**", rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// PolicyInput is what policies see as input.config.
+func (c *Config) PolicyInput() map[string]any {
+	return map[string]any{"migrations": c.Migrations}
+}
+
+// RequiredFiles are the requirements files some migration asks for,
+// sorted: the lint run loads them whatever paths it was given.
+func (c *Config) RequiredFiles() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range c.Migrations {
+		for _, r := range m.Requirements {
+			if !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

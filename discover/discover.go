@@ -1,0 +1,162 @@
+// Package discover finds the build files below a repository root that a
+// loader claims, in a stable order.
+package discover
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/buildgate/buildgate/loader"
+)
+
+// File is a build file to load: its slash-separated path relative to the
+// root and its kind.
+type File struct {
+	Path string
+	Kind loader.Kind
+}
+
+// SkippedDirs are directory names never descended into: version control,
+// dependency caches and vendored trees hold no build files of the
+// repository's own.
+var SkippedDirs = map[string]bool{
+	".git": true, ".hg": true, ".svn": true, "node_modules": true, "vendor": true,
+	".venv": true, "venv": true, "__pycache__": true, ".tox": true, ".mypy_cache": true,
+}
+
+// Options control a walk.
+type Options struct {
+	// Excluded reports whether a root-relative path is excluded.
+	Excluded func(rel string) bool
+}
+
+// PathError is a path argument that cannot be linted.
+type PathError struct {
+	Arg string
+	Msg string
+}
+
+func (e *PathError) Error() string { return e.Arg + ": " + e.Msg }
+
+// Find returns the build files named by args (files or directories,
+// relative to the working directory or absolute) below root. A file named
+// explicitly is linted even when excluded; one no loader claims is an error.
+func Find(root string, args []string, opts Options) ([]File, error) {
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var files []File
+	add := func(f File) {
+		if !seen[f.Path] {
+			seen[f.Path] = true
+			files = append(files, f)
+		}
+	}
+	for _, arg := range args {
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return nil, &PathError{arg, err.Error()}
+		}
+		rel, err := filepath.Rel(absRoot, abs)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, &PathError{arg, fmt.Sprintf("is outside the repository root %s (use --root)", root)}
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return nil, &PathError{arg, "does not exist or cannot be read: " + errText(err)}
+		}
+		if !st.IsDir() {
+			relSlash := filepath.ToSlash(rel)
+			k, ok, err := Detect(abs, relSlash)
+			if err != nil {
+				return nil, &PathError{arg, "cannot be read: " + errText(err)}
+			}
+			if !ok {
+				return nil, &PathError{arg, "is not a build file buildgate knows (Dockerfile, *.hcl, requirements*.txt, *.sh, or a sh/bash shebang)"}
+			}
+			add(File{Path: relSlash, Kind: k})
+			continue
+		}
+		err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+			r, rerr := filepath.Rel(absRoot, p)
+			if rerr != nil {
+				return rerr
+			}
+			relSlash := filepath.ToSlash(r)
+			if err != nil {
+				// An unreadable directory is reported by the caller as an
+				// unreadable file would be: nothing below it is checked.
+				if d != nil && d.IsDir() && p != abs {
+					add(File{Path: relSlash, Kind: ""})
+					return fs.SkipDir
+				}
+				return err
+			}
+			if d.IsDir() {
+				if p != abs && (SkippedDirs[d.Name()] || (opts.Excluded != nil && opts.Excluded(relSlash))) {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			if opts.Excluded != nil && opts.Excluded(relSlash) {
+				return nil
+			}
+			k, ok, derr := Detect(p, relSlash)
+			if derr != nil {
+				add(File{Path: relSlash, Kind: ""})
+				return nil
+			}
+			if ok {
+				add(File{Path: relSlash, Kind: k})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, &PathError{arg, errText(err)}
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, nil
+}
+
+// Detect tells a file's kind by name, or by its first line when the name
+// has no extension.
+func Detect(abs, rel string) (loader.Kind, bool, error) {
+	if k, ok := loader.DetectName(rel); ok {
+		return k, true, nil
+	}
+	if !loader.NeedsContent(rel) {
+		return "", false, nil
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, err := f.Read(buf)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", false, err
+	}
+	k, ok := loader.DetectContent(buf[:n])
+	return k, ok, nil
+}
+
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/buildgate/buildgate/loader"
+	"github.com/buildgate/buildgate/pep440"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/topdown"
+	"github.com/open-policy-agent/opa/v1/types"
+)
+
+// The custom builtins are registered process-wide, as OPA intends for a
+// program that embeds it: the compiler's type checker, the evaluator and the
+// test runner all see them without being told.
+func init() {
+	register("pep440.valid", "reports whether a string is a valid PEP 440 version",
+		types.Args(types.Named("version", types.S)), types.Named("ok", types.B), builtinValid)
+	register("pep440.compare", "compares two PEP 440 versions: -1, 0 or 1",
+		types.Args(types.Named("a", types.S), types.Named("b", types.S)), types.Named("order", types.N), builtinCompare)
+	register("pep440.satisfies", "reports whether a version satisfies a specifier set (pip's pre-release rules)",
+		types.Args(types.Named("version", types.S), types.Named("specifier", types.S)), types.Named("ok", types.B), builtinSatisfies)
+	register("pep440.witness_below", "a version below minimum that the specifier set admits; undefined when it admits none",
+		types.Args(types.Named("specifier", types.S), types.Named("minimum", types.S)), types.Named("version", types.S), builtinWitnessBelow)
+	register("pep440.valid_specifier", "reports whether a string is a valid PEP 440 specifier set (empty is valid)",
+		types.Args(types.Named("specifier", types.S)), types.Named("ok", types.B), builtinValidSpecifier)
+	register("buildgate.parse", "parses source text as a build file of a kind (dockerfile, hcl, requirements, shell) into its document, for policy tests",
+		types.Args(types.Named("kind", types.S), types.Named("path", types.S), types.Named("source", types.S)), types.Named("document", types.A), builtinParse)
+	register("pep503.normalize", "the PEP 503 normalised form of a project name",
+		types.Args(types.Named("name", types.S)), types.Named("normalized", types.S), builtinNormalize)
+}
+
+func register(name, desc string, args []types.Type, result types.Type, impl topdown.BuiltinFunc) {
+	ast.RegisterBuiltin(&ast.Builtin{
+		Name:        name,
+		Description: desc,
+		Decl:        types.NewFunction(args, result),
+		Categories:  []string{"buildgate"},
+	})
+	topdown.RegisterBuiltinFunc(name, impl)
+}
+
+func stringArg(t *ast.Term, pos int) (string, error) {
+	s, ok := t.Value.(ast.String)
+	if !ok {
+		return "", fmt.Errorf("operand %d must be a string, got %s", pos, ast.ValueName(t.Value))
+	}
+	return string(s), nil
+}
+
+func builtinValid(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	s, err := stringArg(ops[0], 1)
+	if err != nil {
+		return err
+	}
+	_, perr := pep440.Parse(s)
+	return iter(ast.BooleanTerm(perr == nil))
+}
+
+func builtinValidSpecifier(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	s, err := stringArg(ops[0], 1)
+	if err != nil {
+		return err
+	}
+	_, perr := pep440.ParseSet(s)
+	return iter(ast.BooleanTerm(perr == nil))
+}
+
+func builtinCompare(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	a, err := version(ops[0], 1)
+	if err != nil {
+		return err
+	}
+	b, err := version(ops[1], 2)
+	if err != nil {
+		return err
+	}
+	return iter(ast.InternedTerm(pep440.Compare(a, b)))
+}
+
+func builtinSatisfies(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	v, err := version(ops[0], 1)
+	if err != nil {
+		return err
+	}
+	set, err := specSet(ops[1], 2)
+	if err != nil {
+		return err
+	}
+	return iter(ast.BooleanTerm(set.Contains(v)))
+}
+
+func builtinWitnessBelow(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	s, err := stringArg(ops[0], 1)
+	if err != nil {
+		return err
+	}
+	min, err := version(ops[1], 2)
+	if err != nil {
+		return err
+	}
+	w, ok, err := WitnessBelow(s, min)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return nil
+	}
+	return iter(ast.StringTerm(w))
+}
+
+// WitnessBelow returns a version below min that the specifier set s admits.
+// An arbitrary-equality clause (===) whose operand is not a PEP 440 version
+// cannot be compared with anything, so it counts as admitting one: the rule
+// fails closed on what it cannot prove.
+func WitnessBelow(s string, min pep440.Version) (string, bool, error) {
+	set, err := pep440.ParseSet(s)
+	if err != nil {
+		return "", false, err
+	}
+	for _, sp := range set.Specs {
+		if sp.Op == "===" && sp.Version.Release == nil {
+			return sp.Raw, true, nil
+		}
+	}
+	w, ok := set.AdmitsBelow(min)
+	if !ok {
+		return "", false, nil
+	}
+	return w.String(), true, nil
+}
+
+func builtinParse(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	kind, err := stringArg(ops[0], 1)
+	if err != nil {
+		return err
+	}
+	k, ok := loader.ParseKind(kind)
+	if !ok {
+		return fmt.Errorf("unknown kind %q (want dockerfile, hcl, requirements or shell)", kind)
+	}
+	path, err := stringArg(ops[1], 2)
+	if err != nil {
+		return err
+	}
+	src, err := stringArg(ops[2], 3)
+	if err != nil {
+		return err
+	}
+	v, err := ast.InterfaceToValue(loader.Parse(k, path, []byte(src)))
+	if err != nil {
+		return err
+	}
+	return iter(ast.NewTerm(v))
+}
+
+func builtinNormalize(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	s, err := stringArg(ops[0], 1)
+	if err != nil {
+		return err
+	}
+	return iter(ast.StringTerm(loader.NormalizeName(s)))
+}
+
+func version(t *ast.Term, pos int) (pep440.Version, error) {
+	s, err := stringArg(t, pos)
+	if err != nil {
+		return pep440.Version{}, err
+	}
+	v, err := pep440.Parse(s)
+	if err != nil {
+		return pep440.Version{}, err
+	}
+	return v, nil
+}
+
+func specSet(t *ast.Term, pos int) (pep440.Set, error) {
+	s, err := stringArg(t, pos)
+	if err != nil {
+		return pep440.Set{}, err
+	}
+	return pep440.ParseSet(s)
+}

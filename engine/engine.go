@@ -1,0 +1,516 @@
+// Package engine compiles Rego policies once and evaluates them over loaded
+// documents. It knows rules and findings; it knows nothing of files on disk,
+// configuration files or output formats.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/buildgate/buildgate/loader"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+)
+
+// RulesRoot is the package prefix under which rules live: every package
+// below it whose sets deny, warn or info exist is a rule.
+const RulesRoot = "buildgate.rules"
+
+// Severities, most severe first.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityNote    = "note"
+)
+
+// SeverityRank orders severities: error 3, warning 2, note 1, anything else 0.
+func SeverityRank(s string) int {
+	switch s {
+	case SeverityError:
+		return 3
+	case SeverityWarning:
+		return 2
+	case SeverityNote:
+		return 1
+	}
+	return 0
+}
+
+var setSeverity = map[string]string{"deny": SeverityError, "warn": SeverityWarning, "info": SeverityNote}
+
+// Module is one Rego source file. Name is how messages refer to it.
+type Module struct {
+	Name string
+	Src  string
+}
+
+// Rule is a rule as its METADATA describes it.
+type Rule struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Severity    string   `json:"severity"`
+	Tags        []string `json:"tags,omitempty"`
+	Precision   string   `json:"precision,omitempty"`
+	Package     string   `json:"package"`
+	File        string   `json:"file"`
+	sets        []string
+}
+
+// Fix is a suggested replacement: the text that should stand at a finding's
+// position (an empty position range means an insertion).
+type Fix struct {
+	Description string     `json:"description"`
+	Replacement string     `json:"replacement"`
+	Pos         loader.Pos `json:"pos"`
+}
+
+// Finding is one result of one rule.
+type Finding struct {
+	Rule     string     `json:"rule"`
+	Name     string     `json:"name"`
+	Severity string     `json:"severity"`
+	Message  string     `json:"message"`
+	Path     string     `json:"path"`
+	Pos      loader.Pos `json:"pos"`
+	// Text is the element's source text as the rule saw it, for stable
+	// fingerprints; Fix is optional.
+	Text string `json:"text,omitempty"`
+	Fix  *Fix   `json:"fix,omitempty"`
+}
+
+// Engine holds compiled policies and one prepared query over all rules.
+type Engine struct {
+	compiler *ast.Compiler
+	rules    []Rule
+	query    rego.PreparedEvalQuery
+	bindings []binding
+}
+
+type binding struct {
+	rule int
+	set  string
+	v    string
+}
+
+// CompileError lists what was wrong with the policies, each as file:line.
+type CompileError struct{ Errors []string }
+
+func (e *CompileError) Error() string { return strings.Join(e.Errors, "\n") }
+
+// ModulesFromFS reads every .rego file below dir in fsys; test files
+// (_test.rego) only when tests is set.
+func ModulesFromFS(fsys fs.FS, dir string, tests bool) ([]Module, error) {
+	var mods []Module
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || path.Ext(p) != ".rego" {
+			return nil
+		}
+		if !tests && strings.HasSuffix(p, "_test.rego") {
+			return nil
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		mods = append(mods, Module{Name: p, Src: string(b)})
+		return nil
+	})
+	return mods, err
+}
+
+// Capabilities is what policies may call: OPA's builtins and buildgate's,
+// minus everything that reaches the network. The environment is kept out
+// of opa.runtime() by never handing it over (see Runtime).
+func Capabilities() *ast.Capabilities {
+	caps := ast.CapabilitiesForThisVersion()
+	kept := caps.Builtins[:0]
+	for _, b := range caps.Builtins {
+		if Refused(b.Name) {
+			continue
+		}
+		kept = append(kept, b)
+	}
+	caps.Builtins = kept
+	caps.AllowNet = []string{}
+	return caps
+}
+
+// Refused reports whether a builtin is withheld from policies.
+func Refused(name string) bool {
+	return name == "http.send" || strings.HasPrefix(name, "net.") || name == "opa.runtime.env"
+}
+
+// Runtime is what opa.runtime() returns: the tool's version, no environment.
+func Runtime(version string) *ast.Term {
+	return ast.ObjectTerm(ast.Item(ast.StringTerm("version"), ast.StringTerm(version)))
+}
+
+// Compile parses and compiles modules in strict mode and prepares the query
+// that evaluates every rule.
+func Compile(ctx context.Context, mods []Module, version string) (*Engine, error) {
+	c, err := compileModules(mods)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := collectRules(c)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{compiler: c, rules: rules}
+	var exprs []string
+	for i, r := range rules {
+		for _, s := range r.sets {
+			v := fmt.Sprintf("r%d", len(e.bindings))
+			e.bindings = append(e.bindings, binding{rule: i, set: s, v: v})
+			exprs = append(exprs, fmt.Sprintf("%s = data.%s.%s", v, r.Package, s))
+		}
+	}
+	if len(exprs) == 0 {
+		return e, nil
+	}
+	pq, err := rego.New(
+		rego.Compiler(c),
+		rego.Query(strings.Join(exprs, "; ")),
+		rego.Runtime(Runtime(version)),
+		rego.StrictBuiltinErrors(true),
+	).PrepareForEval(ctx)
+	if err != nil {
+		return nil, &CompileError{Errors: []string{err.Error()}}
+	}
+	e.query = pq
+	return e, nil
+}
+
+// NewCompiler is the compiler every evaluation and test run uses.
+func NewCompiler() *ast.Compiler {
+	return ast.NewCompiler().
+		WithStrict(true).
+		WithCapabilities(Capabilities()).
+		WithEnablePrintStatements(false).
+		WithDefaultRegoVersion(ast.RegoV1)
+}
+
+// ParseModules parses Rego sources, v1 syntax, with annotations.
+func ParseModules(mods []Module) (map[string]*ast.Module, error) {
+	parsed := make(map[string]*ast.Module, len(mods))
+	var errs []string
+	for _, m := range mods {
+		pm, err := ast.ParseModuleWithOpts(m.Name, m.Src, ast.ParserOptions{
+			ProcessAnnotation: true,
+			RegoVersion:       ast.RegoV1,
+			Capabilities:      Capabilities(),
+		})
+		if err != nil {
+			errs = append(errs, formatASTErrors(err)...)
+			continue
+		}
+		parsed[m.Name] = pm
+	}
+	if len(errs) > 0 {
+		return nil, &CompileError{Errors: errs}
+	}
+	return parsed, nil
+}
+
+func compileModules(mods []Module) (*ast.Compiler, error) {
+	parsed, err := ParseModules(mods)
+	if err != nil {
+		return nil, err
+	}
+	c := NewCompiler()
+	c.Compile(parsed)
+	if c.Failed() {
+		return nil, &CompileError{Errors: formatASTErrors(c.Errors)}
+	}
+	return c, nil
+}
+
+func formatASTErrors(err error) []string {
+	errs, ok := err.(ast.Errors)
+	if !ok {
+		return []string{err.Error()}
+	}
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		msg := e.Message
+		if e.Location != nil {
+			msg = fmt.Sprintf("%s:%d:%d: %s", e.Location.File, e.Location.Row, e.Location.Col, msg)
+		}
+		out = append(out, msg)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// collectRules finds every package under RulesRoot with a deny, warn or
+// info set and reads its package METADATA.
+func collectRules(c *ast.Compiler) ([]Rule, error) {
+	byPkg := map[string]*Rule{}
+	var order []string
+	for _, name := range sortedKeys(c.Modules) {
+		m := c.Modules[name]
+		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
+		if !strings.HasPrefix(pkg, RulesRoot+".") {
+			continue
+		}
+		r := byPkg[pkg]
+		if r == nil {
+			last := pkg[strings.LastIndex(pkg, ".")+1:]
+			r = &Rule{ID: last, Name: strings.ReplaceAll(last, "_", "-"), Package: pkg, File: name}
+			byPkg[pkg] = r
+			order = append(order, pkg)
+		}
+		for _, rule := range m.Rules {
+			set := rule.Head.Name.String()
+			if len(rule.Head.Reference) > 0 {
+				set = rule.Head.Reference[0].Value.(ast.Var).String()
+			}
+			if _, ok := setSeverity[set]; ok && !contains(r.sets, set) {
+				r.sets = append(r.sets, set)
+			}
+		}
+		for _, a := range m.Annotations {
+			if a.Scope != "package" {
+				continue
+			}
+			if err := applyMetadata(r, a); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var rules []Rule
+	for _, pkg := range order {
+		r := byPkg[pkg]
+		if len(r.sets) == 0 {
+			continue
+		}
+		sort.Strings(r.sets)
+		if r.Severity == "" {
+			r.Severity = setSeverity[r.sets[0]]
+		}
+		if r.Title == "" {
+			r.Title = r.Name
+		}
+		rules = append(rules, *r)
+	}
+	seen := map[string]string{}
+	for _, r := range rules {
+		if other, dup := seen[r.ID]; dup {
+			return nil, &CompileError{Errors: []string{fmt.Sprintf("%s: rule id %s is also used by %s", r.File, r.ID, other)}}
+		}
+		seen[r.ID] = r.File
+	}
+	sort.SliceStable(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID })
+	return rules, nil
+}
+
+func applyMetadata(r *Rule, a *ast.Annotations) error {
+	where := r.File
+	if a.Location != nil {
+		where = fmt.Sprintf("%s:%d", a.Location.File, a.Location.Row)
+	}
+	if a.Title != "" {
+		r.Title = a.Title
+	}
+	if a.Description != "" {
+		r.Description = strings.TrimSpace(a.Description)
+	}
+	for k, v := range a.Custom {
+		switch k {
+		case "id", "name", "severity", "precision":
+			s, ok := v.(string)
+			if !ok {
+				return &CompileError{Errors: []string{fmt.Sprintf("%s: METADATA custom.%s must be a string", where, k)}}
+			}
+			switch k {
+			case "id":
+				r.ID = s
+			case "name":
+				r.Name = s
+			case "severity":
+				if SeverityRank(s) == 0 {
+					return &CompileError{Errors: []string{fmt.Sprintf("%s: METADATA custom.severity %q: want error, warning or note", where, s)}}
+				}
+				r.Severity = s
+			case "precision":
+				r.Precision = s
+			}
+		case "tags":
+			list, ok := v.([]any)
+			if !ok {
+				return &CompileError{Errors: []string{fmt.Sprintf("%s: METADATA custom.tags must be a list", where)}}
+			}
+			for _, t := range list {
+				r.Tags = append(r.Tags, fmt.Sprint(t))
+			}
+		}
+	}
+	return nil
+}
+
+// Rules is the catalogue, sorted by id.
+func (e *Engine) Rules() []Rule { return append([]Rule(nil), e.rules...) }
+
+// Compiler is the compiled policy set (for the test runner).
+func (e *Engine) Compiler() *ast.Compiler { return e.compiler }
+
+// Input is what every rule sees: input.documents and input.config.
+type Input struct {
+	Documents []loader.Document `json:"documents"`
+	Config    any               `json:"config"`
+}
+
+// Eval runs every rule once over the whole input and returns the findings,
+// sorted by path, position and rule.
+func (e *Engine) Eval(ctx context.Context, in Input) ([]Finding, error) {
+	if len(e.bindings) == 0 {
+		return nil, nil
+	}
+	if in.Documents == nil {
+		in.Documents = []loader.Document{}
+	}
+	val, err := ast.InterfaceToValue(in)
+	if err != nil {
+		return nil, fmt.Errorf("input: %w", err)
+	}
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(val))
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	var out []Finding
+	for _, b := range e.bindings {
+		r := e.rules[b.rule]
+		items, _ := rs[0].Bindings[b.v].([]any)
+		for _, item := range items {
+			f, err := toFinding(r, b.set, item)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, f)
+		}
+	}
+	SortFindings(out)
+	return out, nil
+}
+
+func toFinding(r Rule, set string, item any) (Finding, error) {
+	f := Finding{Rule: r.ID, Name: r.Name, Severity: r.Severity}
+	if r.Severity == "" {
+		f.Severity = setSeverity[set]
+	}
+	switch v := item.(type) {
+	case string:
+		f.Message = v
+		return f, nil
+	case map[string]any:
+		msg, ok := v["msg"].(string)
+		if !ok {
+			return f, fmt.Errorf("%s: rule %s: a finding needs a string msg, got %v", r.File, r.ID, item)
+		}
+		f.Message = msg
+		f.Path, _ = v["path"].(string)
+		f.Text, _ = v["text"].(string)
+		pos := v["pos"]
+		if loc, ok := v["loc"].(map[string]any); ok && pos == nil {
+			pos = loc["pos"]
+			if f.Path == "" {
+				f.Path, _ = loc["path"].(string)
+			}
+		}
+		if pos != nil {
+			p, err := toPos(pos)
+			if err != nil {
+				return f, fmt.Errorf("%s: rule %s: %v", r.File, r.ID, err)
+			}
+			f.Pos = p
+		}
+		if fx, ok := v["fix"].(map[string]any); ok {
+			fix := &Fix{}
+			fix.Description, _ = fx["description"].(string)
+			fix.Replacement, _ = fx["replacement"].(string)
+			if p, err := toPos(fx["pos"]); err == nil {
+				fix.Pos = p
+			}
+			f.Fix = fix
+		}
+		return f, nil
+	}
+	return f, fmt.Errorf("%s: rule %s: a finding must be a string or an object with msg, got %v", r.File, r.ID, item)
+}
+
+func toPos(v any) (loader.Pos, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return loader.Pos{}, fmt.Errorf("pos must be an object with line and column, got %v", v)
+	}
+	n := func(k string) int {
+		switch x := m[k].(type) {
+		case float64:
+			return int(x)
+		case int:
+			return x
+		case interface{ Int64() (int64, error) }:
+			i, _ := x.Int64()
+			return int(i)
+		}
+		return 0
+	}
+	p := loader.Pos{Line: n("line"), Column: n("column"), EndLine: n("end_line"), EndColumn: n("end_column")}
+	if p.Line < 1 || p.Column < 1 {
+		return loader.Pos{}, fmt.Errorf("pos must have line and column >= 1, got %v", v)
+	}
+	if p.EndLine < p.Line {
+		p.EndLine, p.EndColumn = p.Line, p.Column
+	}
+	return p, nil
+}
+
+// SortFindings orders findings by path, line, column, rule, then message.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Pos.Line != b.Pos.Line {
+			return a.Pos.Line < b.Pos.Line
+		}
+		if a.Pos.Column != b.Pos.Column {
+			return a.Pos.Column < b.Pos.Column
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return a.Message < b.Message
+	})
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

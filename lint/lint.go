@@ -1,0 +1,198 @@
+// Package lint runs the pipeline: discover the build files, load them,
+// evaluate the policies, apply the configuration's rule settings.
+package lint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/buildgate/buildgate/config"
+	"github.com/buildgate/buildgate/discover"
+	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/loader"
+)
+
+// Options describe one run.
+type Options struct {
+	Root        string
+	Paths       []string
+	Config      *config.Config
+	Engine      *engine.Engine
+	MaxFileSize int64
+}
+
+// Outcome is what a run found.
+type Outcome struct {
+	Files    int
+	Findings []engine.Finding
+}
+
+// Run lints. Errors are about the run itself (a path that does not
+// exist, a policy that fails); problems with files are findings.
+func Run(ctx context.Context, o Options) (*Outcome, error) {
+	settings, err := ResolveSettings(o.Config, o.Engine.Rules())
+	if err != nil {
+		return nil, err
+	}
+	files, err := discover.Find(o.Root, o.Paths, discover.Options{Excluded: o.Config.Excluded})
+	if err != nil {
+		return nil, err
+	}
+	docs, err := Load(o.Root, files, o.Config.RequiredFiles(), o.MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	findings, err := o.Engine.Eval(ctx, engine.Input{Documents: docs, Config: o.Config.PolicyInput()})
+	if err != nil {
+		return nil, fmt.Errorf("evaluating policies: %w", err)
+	}
+	return &Outcome{Files: len(docs), Findings: Apply(findings, settings)}, nil
+}
+
+// Load reads every file, then each required file that exists and was not
+// among them. A file that cannot be read becomes a document holding only
+// an error entry, so that BG001 reports it: nothing fails open.
+func Load(root string, files []discover.File, required []string, maxSize int64) ([]loader.Document, error) {
+	l, err := loader.NewLoader(root)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	if maxSize > 0 {
+		l.MaxFileSize = maxSize
+	}
+	var docs []loader.Document
+	loaded := map[string]bool{}
+	load := func(rel string, kind loader.Kind) {
+		if loaded[rel] {
+			return
+		}
+		if kind == "" {
+			kind = guessKind(rel)
+		}
+		ds, err := l.Load(rel, kind)
+		if err != nil {
+			doc := loader.Empty(kind, rel)
+			addError(doc, "cannot read the file: "+describe(err))
+			ds = []loader.Document{doc}
+		}
+		for _, d := range ds {
+			if !loaded[d.DocPath()] {
+				loaded[d.DocPath()] = true
+				docs = append(docs, d)
+			}
+		}
+	}
+	for _, f := range files {
+		load(f.Path, f.Kind)
+	}
+	for _, r := range required {
+		if loaded[r] {
+			continue
+		}
+		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(r)))
+		if err != nil && errors.Is(err, fs.ErrNotExist) {
+			continue // BG201 reports it
+		}
+		if err == nil && st.IsDir() {
+			continue
+		}
+		load(r, loader.KindRequirements)
+	}
+	return docs, nil
+}
+
+func guessKind(rel string) loader.Kind {
+	if k, ok := loader.DetectName(rel); ok {
+		return k
+	}
+	return loader.KindShell
+}
+
+func addError(doc loader.Document, msg string) {
+	e := loader.Error{Message: msg, Pos: loader.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}}
+	switch d := doc.(type) {
+	case *loader.DockerfileDocument:
+		d.Errors = append(d.Errors, e)
+	case *loader.HCLDocument:
+		d.Errors = append(d.Errors, e)
+	case *loader.RequirementsDocument:
+		d.Errors = append(d.Errors, e)
+	case *loader.ShellDocument:
+		d.Errors = append(d.Errors, e)
+	}
+}
+
+func describe(err error) string {
+	var re *loader.ReadError
+	if errors.As(err, &re) {
+		err = re.Err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err.Error()
+}
+
+// Setting is a configuration override resolved to a rule id.
+type Setting struct {
+	Severity string
+	Disabled bool
+}
+
+// ResolveSettings maps the configuration's rule keys (ids or names) to
+// rule ids; a key that names no rule is a configuration error.
+func ResolveSettings(c *config.Config, rules []engine.Rule) (map[string]Setting, error) {
+	out := map[string]Setting{}
+	for _, rs := range c.Rules {
+		id := ""
+		for _, r := range rules {
+			if rs.Key == r.ID || rs.Key == r.Name {
+				id = r.ID
+			}
+		}
+		if id == "" {
+			return nil, &config.Error{File: c.Source, Line: rs.Line, Msg: fmt.Sprintf("rules: %q is not a rule id or name (see buildgate rules)", rs.Key)}
+		}
+		s := out[id]
+		if rs.Severity != "" {
+			s.Severity = rs.Severity
+		}
+		s.Disabled = rs.Disabled
+		out[id] = s
+	}
+	return out, nil
+}
+
+// Apply drops disabled rules' findings, applies severity overrides and
+// removes exact repeats (same rule, file, line and message: two elements
+// of one line that say the same thing).
+func Apply(fs []engine.Finding, settings map[string]Setting) []engine.Finding {
+	type key struct {
+		rule, path, msg string
+		line            int
+	}
+	seen := map[key]bool{}
+	out := make([]engine.Finding, 0, len(fs))
+	for _, f := range fs {
+		s := settings[f.Rule]
+		if s.Disabled {
+			continue
+		}
+		if s.Severity != "" {
+			f.Severity = s.Severity
+		}
+		k := key{f.Rule, f.Path, f.Message, f.Pos.Line}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, f)
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+# METADATA
+# title: buildgate policy library
+# description: |
+#   Helpers the built-in pack uses and user policies may use: building
+#   findings from document elements, iterating documents and scripts, and
+#   the migration vocabulary (name tokens, build arguments, repositories).
+package buildgate.lib
+
+# finding is a finding at an element of a document: anything with a pos.
+finding(doc, el, msg) := {"msg": msg, "path": doc.path, "pos": el.pos, "text": element_text(el)}
+
+# finding_at is a finding at an explicit position.
+finding_at(doc, pos, msg) := {"msg": msg, "path": doc.path, "pos": pos, "text": ""}
+
+# file_finding is a finding about a whole file, at its start: used for a
+# file that is missing something (or missing altogether).
+file_finding(path, msg) := {"msg": msg, "path": path, "pos": start_of_file, "text": ""}
+
+start_of_file := {"line": 1, "column": 1, "end_line": 1, "end_column": 1}
+
+element_text(el) := t if {
+	t := object.get(el, "text", null)
+	is_string(t)
+} else := n if {
+	n := object.get(el, "name", null)
+	is_string(n)
+} else := ""
+
+# documents of one kind.
+documents(kind) := [d | some d in input.documents; d.kind == kind]
+
+# scripts are the shell scripts policies look into: every shell document,
+# and the body of every shell-form RUN of every Dockerfile. run is the RUN
+# instruction, or null for a shell document.
+scripts := [s | some d in input.documents; some s in scripts_of(d)]
+
+# scripts_of are the scripts of one document.
+scripts_of(d) := [{"doc": d, "script": d, "run": null}] if d.kind == "shell"
+
+scripts_of(d) := [{"doc": d, "script": ins.shell, "run": ins} |
+	some ins in instructions(d)
+	is_object(ins.shell)
+] if d.kind == "dockerfile"
+
+scripts_of(d) := [] if not d.kind in {"shell", "dockerfile"}
+
+# instructions of a Dockerfile: those before the first FROM, then every
+# stage's (each stage's first is its FROM).
+instructions(d) := array.concat(d.preamble, [ins | some st in d.stages; some ins in st.instructions])
+
+# hcl_attributes are every attribute of an HCL document, those of nested
+# blocks included, each with the labels of its enclosing top-level block.
+hcl_attributes(d) := array.concat(
+	[{"block": null, "attr": a} | some a in d.attributes],
+	[{"block": b, "attr": v} |
+		some b in d.blocks
+		walk(b.attributes, [_, v])
+		is_object(v)
+		is_object(v.name_pos)
+		is_array(v.refs)
+	],
+)
+
+# before reports whether position a starts before position b.
+before(a, b) if [a.line, a.column] < [b.line, b.column]
+
+# within reports whether position a lies inside position b.
+within(a, b) if {
+	[a.line, a.column] >= [b.line, b.column]
+	[a.end_line, a.end_column] <= [b.end_line, b.end_column]
+}
+
+# words splits a string on white space.
+words(s) := [w | some w in regex.split(`\s+`, trim_space(s)); w != ""]
+
+# name_parts splits a name into its lower-case alphanumeric components:
+# "export_mooncake" -> ["export", "mooncake"].
+name_parts(s) := [p | some p in regex.split(`[^a-z0-9]+`, lower(s)); p != ""]
+
+# identifier reports whether s looks like a stage, target or variable name.
+identifier(s) if regex.match(`^[A-Za-z0-9][A-Za-z0-9_.\-]*$`, s)
+
+# Migrations come from the configuration (input.config.migrations).
+migrations := object.get(input, ["config", "migrations"], [])
+
+# in_scope reports whether a path is one a migration looks at.
+in_scope(m, _) if count(object.get(m, "scope", [])) == 0
+
+in_scope(m, path) if {
+	some g in object.get(m, "scope", [])
+	glob.match(g, ["/"], path)
+}
+
+# has_token reports whether a name has one of the migration's name tokens
+# as a component.
+has_token(m, s) if {
+	some p in name_parts(s)
+	some t in m.names
+	p == lower(t)
+}
+
+# package_name reports whether s names the package or one of its variants
+# (those are the published wheels, not source-build names).
+package_name(m, s) if {
+	some n in array.concat([m.package], object.get(m, "variants", []))
+	startswith(pep503.normalize(s), pep503.normalize(n))
+}
+
+# source_build_name reports whether s names a stage, target or similar of
+# the source build: an identifier with a name token that is not the
+# published package's name.
+source_build_name(m, s) if {
+	identifier(s)
+	has_token(m, s)
+	not package_name(m, s)
+}
+
+# compound_source_build_name is a source-build name with more than the bare
+# token ("mooncake_source", not "mooncake"): a bare word in a command line
+# is far more often prose or an import than a stage name.
+compound_source_build_name(m, s) if {
+	source_build_name(m, s)
+	count(name_parts(s)) > 1
+}
+
+# cache_arg reports whether a build argument is a cache key of the source
+# build (BG103 rather than BG102).
+cache_arg(name) if contains(upper(name), "CACHE")
+
+# source_arg reports whether name is a build argument of the migration, or
+# a cache-key variable named after it (MOONCAKE_CACHE_KEY, mooncake_cache_key).
+source_arg(m, name) if name in m.build_args
+
+source_arg(m, name) if {
+	has_token(m, name)
+	cache_arg(name)
+	regex.match(`^[A-Za-z_][A-Za-z0-9_]*$`, name)
+}
+
+# mentions_repository reports whether a text names one of the migration's
+# repositories (case-insensitively: GitHub paths are).
+mentions_repository(m, s) if {
+	some r in m.repositories
+	contains(lower(s), lower(r))
+}
+
+# expands reports whether shell or Dockerfile text reads variable name.
+expands(text, name) if regex.match(sprintf(`\$\{?%s([^A-Za-z0-9_]|$)`, [name]), text)
+
+# remedy is what to do instead of building from source.
+remedy(m) := sprintf("install the published wheel pinned in %s instead", [concat(", ", m.requirements)]) if {
+	count(object.get(m, "requirements", [])) > 0
+}
+
+remedy(m) := sprintf("install the published %s wheel instead", [m.package]) if {
+	count(object.get(m, "requirements", [])) == 0
+}
+
+# part_msg is the common phrase of the source-build rules.
+part_msg(m, what) := sprintf("%s belongs to the %s source build; %s", [what, m.package, remedy(m)])

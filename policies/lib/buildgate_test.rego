@@ -1,0 +1,79 @@
+package buildgate.lib_test
+
+import data.buildgate.lib
+import data.buildgate.lib.fixtures as fx
+
+test_name_parts if {
+	lib.name_parts("export_mooncake") == ["export", "mooncake"]
+	lib.name_parts("Mooncake-ROCm.ci") == ["mooncake", "rocm", "ci"]
+}
+
+test_source_build_name if {
+	lib.source_build_name(fx.migration, "mooncake_source")
+	lib.source_build_name(fx.migration, "build-Mooncake")
+	not lib.source_build_name(fx.migration, "mooncakes")
+	not lib.source_build_name(fx.migration, "mooncake-transfer-engine-cuda13")
+	not lib.source_build_name(fx.migration, "Mooncake_Transfer.Engine_ROCm")
+	not lib.source_build_name(fx.migration, "a b mooncake")
+}
+
+test_compound_needs_more_than_the_token if {
+	not lib.compound_source_build_name(fx.migration, "mooncake")
+	lib.compound_source_build_name(fx.migration, "mooncake_build")
+}
+
+test_source_arg if {
+	lib.source_arg(fx.migration, "MOONCAKE_BRANCH")
+	lib.source_arg(fx.migration, "mooncake_cache_key")
+	not lib.source_arg(fx.migration, "MOONCAKE_VERSION")
+	lib.cache_arg("MOONCAKE_CACHE_KEY")
+	not lib.cache_arg("MOONCAKE_REPO")
+}
+
+test_expands if {
+	lib.expands("git clone ${MOONCAKE_REPO}", "MOONCAKE_REPO")
+	lib.expands("$MOONCAKE_REPO/x", "MOONCAKE_REPO")
+	not lib.expands("${MOONCAKE_REPOSITORY}", "MOONCAKE_REPO")
+	not lib.expands("MOONCAKE_REPO", "MOONCAKE_REPO")
+}
+
+test_in_scope if {
+	lib.in_scope(fx.migration, "anything/at/all")
+	scoped := object.union(fx.migration, {"scope": ["docker/**"]})
+	lib.in_scope(scoped, "docker/rocm/Dockerfile")
+	not lib.in_scope(scoped, "ci/build.sh")
+}
+
+test_positions if {
+	lib.before({"line": 1, "column": 9}, {"line": 2, "column": 1})
+	lib.before({"line": 2, "column": 1}, {"line": 2, "column": 3})
+	not lib.before({"line": 2, "column": 3}, {"line": 2, "column": 3})
+	lib.within(
+		{"line": 2, "column": 3, "end_line": 2, "end_column": 5},
+		{"line": 1, "column": 1, "end_line": 3, "end_column": 1},
+	)
+}
+
+test_remedy if {
+	lib.remedy(fx.migration) == "install the published wheel pinned in requirements/rocm.txt instead"
+	lib.remedy(object.union(fx.migration, {"requirements": []})) == "install the published mooncake-transfer-engine-rocm wheel instead"
+}
+
+test_finding_text if {
+	f := lib.finding({"path": "a"}, {"text": "x", "pos": lib.start_of_file}, "m")
+	f.text == "x"
+	g := lib.finding({"path": "a"}, {"name": "N", "pos": lib.start_of_file}, "m")
+	g.text == "N"
+	h := lib.finding({"path": "a"}, {"pos": lib.start_of_file}, "m")
+	h.text == ""
+}
+
+test_scripts_of_every_kind if {
+	inp := fx.input_of([
+		["shell", "a.sh", ["echo hi"]],
+		["dockerfile", "Dockerfile", ["FROM x", "RUN echo a", "RUN [\"echo\", \"b\"]"]],
+		["requirements", "requirements.txt", ["numpy"]],
+	])
+	ss := lib.scripts with input as inp
+	count(ss) == 2
+}

@@ -1,0 +1,34 @@
+# Test fixtures shared by the pack's tests: the default Mooncake migration
+# and helpers that parse sources into an input.
+package buildgate.lib.fixtures
+
+migration := {
+	"package": "mooncake-transfer-engine-rocm",
+	"minimum": "0.3.13",
+	"requirements": ["requirements/rocm.txt"],
+	"variants": ["mooncake-transfer-engine", "mooncake-transfer-engine-cuda13"],
+	"names": ["mooncake"],
+	"build_args": [
+		"MOONCAKE_BRANCH", "MOONCAKE_REPO", "MOONCAKE_COMMIT",
+		"MOONCAKE_GO_VERSION", "MOONCAKE_GO_SHA256", "MOONCAKE_CACHE_KEY",
+	],
+	"repositories": ["github.com/kvcache-ai/Mooncake"],
+	"scope": [],
+}
+
+config := {"migrations": [migration]}
+
+# input_of parses [kind, path, lines] triples into an input.
+input_of(files) := {
+	"documents": [buildgate.parse(f[0], f[1], concat("\n", array.concat(f[2], [""]))) | some f in files],
+	"config": config,
+}
+
+# one is the input of a single file.
+one(kind, path, lines) := input_of([[kind, path, lines]])
+
+# lines are the lines findings point at.
+lines(fs) := {f.pos.line | some f in fs}
+
+# at are the [path, line] pairs findings point at.
+at(fs) := {[f.path, f.pos.line] | some f in fs}

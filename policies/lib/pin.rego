@@ -1,0 +1,71 @@
+# METADATA
+# title: Wheel pin vocabulary
+# description: |
+#   What the pin rules (BG201-BG204) share: the requirements documents, the
+#   files each one pulls in with -r, and the requirements that name a
+#   migration's package or its variants.
+package buildgate.lib.pin
+
+import data.buildgate.lib
+
+# by_path indexes requirements documents by path.
+by_path := {d.path: d | some d in lib.documents("requirements")}
+
+# includes is the -r graph (constraints files install nothing, so -c is
+# not followed for the pin).
+includes := {d.path: [i.path | some i in d.includes; i.kind == "requirement"; i.path != ""] |
+	some d in lib.documents("requirements")
+}
+
+# reachable are a file and every file it pulls in with -r.
+reachable(path) := graph.reachable(includes, {path})
+
+# names reports whether requirement r is for the migration's package.
+names(m, r) if r.normalized == pep503.normalize(m.package)
+
+# variant reports whether requirement r is for a sibling variant.
+variant(m, r) if {
+	some v in object.get(m, "variants", [])
+	r.normalized == pep503.normalize(v)
+}
+
+# carried reports whether a requirements file, or one it pulls in, names
+# the package.
+carried(m, path) if {
+	some p in reachable(path)
+	some r in by_path[p].requirements
+	names(m, r)
+}
+
+# from_index reports whether a requirement is resolved from a package index
+# (not a URL, VCS checkout or local path).
+from_index(r) if {
+	r.url == null
+	r.local_path == null
+}
+
+# wanted is the pin line the migration asks for.
+wanted(m) := sprintf("%s >= %s", [m.package, m.minimum])
+
+# spec_span is the position covering every clause of a requirement's
+# specifier.
+spec_span(r) := {
+	"line": first.line, "column": first.column,
+	"end_line": last.end_line, "end_column": last.end_column,
+} if {
+	count(r.specifiers) > 0
+	first := r.specifiers[0].pos
+	last := r.specifiers[count(r.specifiers) - 1].pos
+}
+
+# after_name is the empty position just after a requirement's name (and
+# extras): where a specifier goes.
+after_name(r) := {"line": p.end_line, "column": p.end_column, "end_line": p.end_line, "end_column": p.end_column} if {
+	count(r.extras) == 0
+	p := r.name_word.pos
+}
+
+after_name(r) := {"line": p.end_line, "column": p.end_column + 1, "end_line": p.end_line, "end_column": p.end_column + 1} if {
+	count(r.extras) > 0
+	p := r.extras[count(r.extras) - 1].pos
+}

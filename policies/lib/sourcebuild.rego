@@ -1,0 +1,424 @@
+# METADATA
+# title: Source-build vocabulary
+# description: |
+#   What the source-build rules (BG101-BG104) share: which Dockerfile stages
+#   and bake targets belong to a source build, which variables hold the
+#   package's repository, where a script clones it and which commands run
+#   inside the clone.
+package buildgate.lib.sourcebuild
+
+import data.buildgate.lib
+
+# stage_named reports whether a stage's own name marks it as a source-build
+# stage.
+stage_named(m, st) if {
+	is_string(st.name)
+	st.name != ""
+	lib.source_build_name(m, st.name)
+}
+
+# direct_stages are a Dockerfile's stages named for the source build, lower
+# case (buildkit compares stage names case-insensitively).
+direct_stages(m, d) := {lower(st.name) | some st in d.stages; stage_named(m, st)}
+
+# stages adds the stages built FROM a source-build stage (one level: the
+# export stage of a build chain).
+stages(m, d) := direct_stages(m, d) | {lower(st.name) |
+	some st in d.stages
+	is_string(st.name)
+	st.name != ""
+	is_string(st.base.value)
+	lower(st.base.value) in direct_stages(m, d)
+}
+
+# targets are the bake targets of the source build, from every HCL
+# document: named for it, or building a source-build stage.
+targets(m) := {t |
+	some d in lib.documents("hcl")
+	lib.in_scope(m, d.path)
+	some t, _ in d.targets
+	lib.source_build_name(m, t)
+} | {t |
+	some d in lib.documents("hcl")
+	lib.in_scope(m, d.path)
+	some t, b in d.targets
+	some a in b.attributes
+	a.name == "target"
+	is_string(a.value)
+	lower(a.value) in all_stages(m)
+}
+
+# all_stages are the source-build stages of every Dockerfile in scope.
+all_stages(m) := {s |
+	some d in lib.documents("dockerfile")
+	lib.in_scope(m, d.path)
+	some s in stages(m, d)
+}
+
+# known_names are every stage and target name of the source build in the
+# repository: a script that names one of them is about the source build.
+known_names(m) := all_stages(m) | {lower(t) | some t in targets(m)}
+
+# repo_vars are the variables of a document that hold the package's
+# repository: declared build arguments named *REPO* or *URL*, and any ARG,
+# ENV or shell variable whose value names the repository.
+repo_vars(m, d) := {n | some n in m.build_args; regex.match(`REPO|URL`, upper(n))} | value_vars(m, d)
+
+value_vars(m, d) := {a.name |
+	d.kind == "dockerfile"
+	some ins in lib.instructions(d)
+	some a in ins.arg_defs
+	is_string(a.default)
+	lib.mentions_repository(m, a.default)
+} | {e.key |
+	d.kind == "dockerfile"
+	some ins in lib.instructions(d)
+	some e in ins.env
+	lib.mentions_repository(m, e.value)
+} | {a.name |
+	some s in lib.scripts_of(d)
+	some a in s.script.assignments
+	lib.mentions_repository(m, a.value_text)
+}
+
+# repo_word reports whether a word names the repository, directly or
+# through one of its variables.
+repo_word(m, _, w) if lib.mentions_repository(m, w.text)
+
+repo_word(m, d, w) if {
+	some v in repo_vars(m, d)
+	lib.expands(w.text, v)
+}
+
+# fetch reports whether a command fetches the package's source: a git
+# clone (or fetch, pull, archive, submodule add), a download, a pip or go
+# install from the repository.
+fetch(m, d, c) := "clones" if {
+	c.name == "git"
+	some i, w in c.words
+	i > 0
+	w.value in {"clone", "fetch", "pull", "archive", "add"}
+	some u in array.slice(c.words, i + 1, count(c.words))
+	repo_word(m, d, u)
+}
+
+fetch(m, d, c) := "downloads" if {
+	c.name in {"wget", "curl", "gh", "svn", "hg"}
+	some u in array.slice(c.words, 1, count(c.words))
+	repo_word(m, d, u)
+}
+
+fetch(m, d, c) := "installs from the repository" if {
+	installer(c)
+	some u in array.slice(c.words, 1, count(c.words))
+	repo_word(m, d, u)
+}
+
+installer(c) if pip_install(c)
+
+installer(c) if {
+	c.name == "go"
+	count(c.words) > 1
+	c.words[1].value in {"install", "get"}
+}
+
+# pip_install reports whether a command is pip install, uv pip install,
+# python -m pip install, or go install / go get.
+pip_install(c) if {
+	c.name in {"pip", "pip3"}
+	count(c.words) > 1
+	c.words[1].value == "install"
+}
+
+pip_install(c) if {
+	c.name == "uv"
+	count(c.words) > 2
+	c.words[1].value == "pip"
+	c.words[2].value == "install"
+}
+
+pip_install(c) if {
+	regex.match(`^python[0-9.]*$`, c.name)
+	some i, w in c.words
+	w.value == "-m"
+	c.words[i + 1].value == "pip"
+	c.words[i + 2].value == "install"
+}
+
+
+# clone_options are git clone options that take a separate value.
+clone_options := {
+	"-b", "--branch", "--depth", "-o", "--origin", "-c", "--config", "--reference",
+	"--reference-if-able", "--separate-git-dir", "-j", "--jobs", "--filter", "-u",
+	"--upload-pack", "--template", "--shallow-since", "--shallow-exclude", "--server-option",
+	"--bundle-uri", "--revision",
+}
+
+# clone_positionals are the arguments of git clone that are not options or
+# option values: the repository, then the directory if given.
+clone_positionals(c) := [w |
+	some i, w in c.words
+	i > 1
+	not startswith(w.text, "-")
+	not option_value(c, i)
+]
+
+option_value(c, i) if c.words[i - 1].value in clone_options
+
+# clone_dests are the directories a document clones the repository into:
+# the given directory, else the repository's base name.
+clone_dests(m, d) := {dest |
+	some s in lib.scripts_of(d)
+	some c in s.script.commands
+	fetch(m, d, c) == "clones"
+	some dest in clone_dest(m, c)
+}
+
+clone_dest(_, c) := {trim_suffix(p[1].text, "/")} if {
+	p := clone_positionals(c)
+	count(p) > 1
+	is_string(p[1].value)
+}
+
+clone_dest(m, c) := {trim_suffix(base_name(r), ".git") | some r in m.repositories} if {
+	count(clone_positionals(c)) < 2
+}
+
+base_name(p) := parts[count(parts) - 1] if parts := split(trim_suffix(p, "/"), "/")
+
+# enters reports whether cd target t goes into a clone directory.
+enters(dests, t) if {
+	some dest in dests
+	t == dest
+}
+
+enters(dests, t) if {
+	some dest in dests
+	startswith(t, concat("", [dest, "/"]))
+}
+
+enters(dests, t) if {
+	not startswith(t, "/")
+	first := split(t, "/")[0]
+	some dest in dests
+	first == base_name(dest)
+}
+
+# cd_target is the directory a cd command goes to ("" for cd alone).
+cd_target(c) := trim_suffix(v, "/") if {
+	args := [w | some i, w in c.words; i > 0; not startswith(w.text, "-")]
+	count(args) > 0
+	v := args[0].value
+	is_string(v)
+}
+
+cd_target(c) := "" if {
+	count([w | some i, w in c.words; i > 0; not startswith(w.text, "-")]) == 0
+}
+
+# depth is how many directories a relative cd goes down (negative: up).
+depth(t) := sum([x |
+	some p in split(t, "/")
+	p != "."
+	p != ""
+	x := part_depth(p)
+])
+
+part_depth(p) := -1 if p == ".."
+
+part_depth(p) := 1 if p != ".."
+
+# in_clone reports whether command c of script s runs inside a clone of
+# the repository: some earlier cd entered a clone directory, and no cd
+# since then left it (an absolute path elsewhere, cd alone, cd -, or more
+# .. than the descents since).
+in_clone(m, s, c) if {
+	dests := clone_dests(m, s.doc)
+	cds := [x | some x in s.script.commands; x.name == "cd"; x.function == c.function]
+	some e in cds
+	lib.before(e.pos, c.pos)
+	cd_target(e) != ""
+	enters(dests, cd_target(e))
+	not left_since(dests, cds, e, c)
+}
+
+left_since(dests, cds, e, c) if {
+	some x in cds
+	lib.before(e.pos, x.pos)
+	lib.before(x.pos, c.pos)
+	t := cd_target(x)
+	leaves(dests, t)
+}
+
+left_since(_, cds, e, c) if {
+	between := [depth(t) |
+		some x in cds
+		lib.before(e.pos, x.pos)
+		lib.before(x.pos, c.pos)
+		t := cd_target(x)
+		not startswith(t, "/")
+		t != "-"
+		t != "~"
+	]
+	sum(between) < 0
+}
+
+leaves(_, t) if t in {"", "-", "~"}
+
+leaves(dests, t) if {
+	startswith(t, "/")
+	not enters(dests, t)
+}
+
+# build_step reports what a command does when run inside the clone:
+# configure, compile or install it, or run its own scripts.
+build_step(c) := "compiles" if c.name in {"cmake", "make", "ninja", "meson", "bazel", "cargo", "scons"}
+
+build_step(c) := "compiles" if {
+	c.name == "go"
+	count(c.words) > 1
+	c.words[1].value in {"build", "install", "generate"}
+}
+
+build_step(c) := "runs the repository's script" if {
+	c.name in {"bash", "sh"}
+	count(c.words) > 1
+	endswith(c.words[1].text, ".sh")
+}
+
+build_step(c) := "runs the repository's script" if {
+	startswith(c.name, "./")
+}
+
+build_step(c) := "builds a wheel" if {
+	regex.match(`^python[0-9.]*$`, c.name)
+	not pip_install(c)
+	some w in c.words
+	w.value in {"setup.py", "build", "bdist_wheel"}
+}
+
+build_step(c) := "builds and installs" if {
+	pip_install(c)
+	some i, w in c.words
+	i > 1
+	w.value in {".", "./", "-e", "--editable"}
+}
+
+build_step(c) := "builds a wheel" if {
+	c.name in {"pip", "pip3"}
+	count(c.words) > 1
+	c.words[1].value == "wheel"
+}
+
+build_step(c) := "checks out" if {
+	c.name == "git"
+	count(c.words) > 1
+	c.words[1].value in {"checkout", "submodule", "pull", "fetch", "switch", "reset"}
+}
+
+# local_wheel reports whether a pip install in script s installs a wheel
+# built here: a path naming the package, or a path under the target of a
+# RUN --mount from a source-build stage.
+local_wheels(m, s, c) := {w |
+	pip_install(c)
+	some i, w in c.words
+	i > 1
+	is_string(w.value)
+	contains(w.value, "/")
+	lib.has_token(m, w.value)
+} | {w |
+	pip_install(c)
+	is_object(s.run)
+	some mt in s.run.mounts
+	lower(mt.from) in stages(m, s.doc)
+	mt.target != ""
+	some i, w in c.words
+	i > 1
+	startswith(w.text, mt.target)
+}
+
+# arg_uses are the places a document declares, passes or reads a variable
+# that might be a source-build argument: [{el, name, what}]. The rules
+# BG102 and BG103 pick those whose name is theirs.
+arg_uses(d) := array.concat(dockerfile_arg_uses(d), array.concat(script_arg_uses(d), hcl_arg_uses(d)))
+
+dockerfile_arg_uses(d) := [] if d.kind != "dockerfile"
+
+dockerfile_arg_uses(d) := array.concat(
+	[{"el": a, "name": a.name, "what": "declared"} |
+		some ins in lib.instructions(d)
+		some a in ins.arg_defs
+	],
+	array.concat(
+		[{"el": e, "name": e.key, "what": "set"} |
+			some ins in lib.instructions(d)
+			ins.cmd == "env"
+			some e in ins.env
+		],
+		[{"el": w, "name": n, "what": "read"} |
+			some ins in lib.instructions(d)
+			not is_object(ins.shell)
+			ins.cmd != "arg"
+			some w in ins.args
+			some n in expanded_names(w.text)
+		],
+	),
+) if d.kind == "dockerfile"
+
+# expanded_names are the variables a piece of text expands.
+expanded_names(text) := {x[1] | some x in regex.find_all_string_submatch_n(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`, text, -1)}
+
+script_arg_uses(d) := [u |
+	some s in lib.scripts_of(d)
+	some u in array.concat(
+		array.concat(
+			[{"el": x, "name": x.name, "what": "read"} | some x in s.script.expansions],
+			[{"el": a, "name": a.name, "what": "set"} | some a in s.script.assignments],
+		),
+		array.concat(
+			[{"el": w, "name": n, "what": "named"} |
+				some c in s.script.commands
+				some i, w in c.words
+				i > 0
+				some n in named_vars(w.value)
+			],
+			[{"el": w, "name": n, "what": "named"} |
+				some loop in s.script.for_loops
+				some w in loop.words
+				some n in named_vars(w.value)
+			],
+		),
+	)
+]
+
+# named_vars are the variable names a static word names: the word itself
+# ("MOONCAKE_BRANCH"), NAME=value (--build-arg), or each name of a list.
+named_vars(v) := {n |
+	is_string(v)
+	some item in lib.words(v)
+	n := split(item, "=")[0]
+	regex.match(`^[A-Za-z_][A-Za-z0-9_]*$`, n)
+}
+
+hcl_arg_uses(d) := [] if d.kind != "hcl"
+
+hcl_arg_uses(d) := array.concat(
+	[{"el": b.labels[0], "name": b.labels[0].value, "what": "declared"} |
+		some b in d.blocks
+		b.type == "variable"
+		count(b.labels) > 0
+	],
+	array.concat(
+		[{"el": r, "name": r.name, "what": "read"} |
+			some x in lib.hcl_attributes(d)
+			some r in x.attr.refs
+		],
+		[{"el": el.key, "name": el.key.value, "what": "passed"} |
+			some x in lib.hcl_attributes(d)
+			x.attr.name == "args"
+			some el in x.attr.elements
+			is_object(el.key)
+			is_string(el.key.value)
+		],
+	),
+) if d.kind == "hcl"

@@ -1,0 +1,110 @@
+package buildgate.lib.sourcebuild_test
+
+import data.buildgate.lib.fixtures as fx
+import data.buildgate.lib.sourcebuild as sb
+
+m := fx.migration
+
+doc(kind, lines) := fx.one(kind, "f", lines).documents[0]
+
+test_stages_follow_from if {
+	d := doc("dockerfile", [
+		"FROM base AS Mooncake_Source",
+		"FROM mooncake_source AS export_wheels",
+		"FROM base AS nixl",
+	])
+	sb.stages(m, d) == {"mooncake_source", "export_wheels"}
+}
+
+test_clone_dest_given_or_repository_name if {
+	d := doc("shell", [
+		"git clone https://github.com/kvcache-ai/Mooncake.git /opt/mc",
+		"git clone --depth 1 -b v1 $MOONCAKE_REPO",
+		"git clone https://github.com/ai-dynamo/nixl.git /opt/nixl",
+	])
+	sb.clone_dests(m, d) == {"/opt/mc", "Mooncake"}
+}
+
+test_repo_vars if {
+	d := doc("shell", ["MC=https://github.com/kvcache-ai/mooncake", "OTHER=https://github.com/x/y"])
+	sb.repo_vars(m, d) == {"MOONCAKE_REPO", "MC"}
+}
+
+commands_in_clone(lines) := {c.pos.line |
+	d := doc("shell", lines)
+	s := {"doc": d, "script": d, "run": null}
+	some c in d.commands
+	sb.in_clone(m, s, c)
+}
+
+test_in_clone_tracks_cd if {
+	commands_in_clone([
+		"git clone https://github.com/kvcache-ai/Mooncake.git",
+		"cmake ..",
+		"cd Mooncake",
+		"mkdir build && cd build",
+		"cmake ..",
+		"cd ..",
+		"make",
+		"cd ..",
+		"make",
+	]) == {4, 5, 6, 7, 8}
+}
+
+test_in_clone_absolute_and_home if {
+	commands_in_clone([
+		"git clone https://github.com/kvcache-ai/Mooncake.git /app/mc",
+		"cd /app/mc/build",
+		"make",
+		"cd /tmp",
+		"make",
+		"cd /app/mc",
+		"make",
+		"cd",
+		"make",
+	]) == {3, 4, 7, 8}
+}
+
+test_build_steps if {
+	d := doc("shell", [
+		"cmake ..",
+		"go build ./...",
+		"bash dependencies.sh -y",
+		"./configure",
+		"python3 setup.py bdist_wheel",
+		"pip install -e .",
+		"pip wheel .",
+		"git submodule update --init",
+		"ls",
+		"python3 -m pip install numpy",
+	])
+	got := {c.pos.line: sb.build_step(c) | some c in d.commands; sb.build_step(c)}
+	got == {
+		1: "compiles", 2: "compiles", 3: "runs the repository's script", 4: "runs the repository's script",
+		5: "builds a wheel", 6: "builds and installs", 7: "builds a wheel", 8: "checks out",
+	}
+}
+
+test_fetch_kinds if {
+	d := doc("shell", [
+		"git clone https://github.com/kvcache-ai/Mooncake.git",
+		"curl -L https://github.com/kvcache-ai/Mooncake/archive/v1.tar.gz",
+		"pip install git+https://github.com/kvcache-ai/Mooncake.git",
+		"go get github.com/kvcache-ai/Mooncake/mooncake-p2p-store",
+		"python3 -m pip install git+https://github.com/kvcache-ai/Mooncake",
+		"uv pip install git+https://github.com/kvcache-ai/Mooncake",
+		"git clone https://github.com/ai-dynamo/nixl.git",
+		"echo https://github.com/kvcache-ai/Mooncake",
+	])
+	got := {c.pos.line: sb.fetch(m, d, c) | some c in d.commands; sb.fetch(m, d, c)}
+	got == {
+		1: "clones", 2: "downloads", 3: "installs from the repository", 4: "installs from the repository",
+		5: "installs from the repository", 6: "installs from the repository",
+	}
+}
+
+test_arg_uses_named_words if {
+	sb.named_vars("--build-arg MOONCAKE_BRANCH=main") == {"MOONCAKE_BRANCH"}
+	sb.named_vars("base x") == {"base", "x"}
+	sb.named_vars(null) == set()
+}

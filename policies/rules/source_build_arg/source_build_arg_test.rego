@@ -1,0 +1,63 @@
+package buildgate.rules.source_build_arg_test
+
+import data.buildgate.lib.fixtures as fx
+import data.buildgate.rules.source_build_arg as rule
+
+deny_lines(kind, lines) := fx.lines(got) if {
+	got := rule.deny with input as fx.one(kind, "f", lines)
+}
+
+test_dockerfile_args if {
+	deny_lines("dockerfile", [
+		"ARG MOONCAKE_BRANCH=v0.3.13", # 1: declared
+		"FROM base:${MOONCAKE_COMMIT} AS b", # 2: read outside a RUN
+		"ARG MOONCAKE_REPO", # 3
+		"ENV MOONCAKE_GO_VERSION=1.23", # 4: set
+		"RUN git checkout ${MOONCAKE_BRANCH}", # 5: read in a RUN
+		"ARG MOONCAKE_VERSION=0.3.13",
+		"ARG NIXL_BRANCH=abc",
+		"RUN echo $MOONCAKE_VERSION $NIXL_BRANCH",
+		"# ARG MOONCAKE_BRANCH=old",
+	]) == {1, 2, 3, 4, 5}
+}
+
+test_cache_keys_are_not_this_rule if {
+	deny_lines("dockerfile", ["FROM a", "ARG MOONCAKE_CACHE_KEY"]) == set()
+}
+
+test_bake_variables_args_and_refs if {
+	deny_lines("hcl", [
+		"variable \"MOONCAKE_BRANCH\" {", # 1
+		"  default = \"\"",
+		"}",
+		"variable \"NIXL_BRANCH\" {",
+		"  default = \"\"",
+		"}",
+		"target \"t\" {",
+		"  args = {",
+		"    MOONCAKE_REPO = \"x\"", # 9: passed
+		"    NIXL_BRANCH = NIXL_BRANCH",
+		"  }",
+		"  tags = [\"img:${MOONCAKE_BRANCH}\"]", # 12: read
+		"}",
+	]) == {1, 9, 12}
+}
+
+test_shell_variables if {
+	deny_lines("shell", [
+		"MOONCAKE_BRANCH=main", # 1: set
+		"export MOONCAKE_REPO", # 2: declared
+		"echo \"${MOONCAKE_BRANCH}\"", # 3: read
+		"v=$(resolve_arg Dockerfile \"MOONCAKE_COMMIT\")", # 4: named
+		"for var in NIXL_BRANCH MOONCAKE_BRANCH; do :; done", # 5: named in a loop
+		"docker build --build-arg MOONCAKE_BRANCH=main .", # 6: passed
+		"MOONCAKE_VERSION=\"${MOONCAKE_VERSION:-}\"",
+		"uv pip install \"mooncake-transfer-engine-cuda13==${MOONCAKE_VERSION}\"",
+		"# MOONCAKE_BRANCH=old",
+	]) == {1, 2, 3, 4, 5, 6}
+}
+
+test_message if {
+	some f in rule.deny with input as fx.one("dockerfile", "Dockerfile", ["ARG MOONCAKE_BRANCH=v1"])
+	f.msg == "`MOONCAKE_BRANCH` is a build argument of the mooncake-transfer-engine-rocm source build; remove it and install the published wheel pinned in requirements/rocm.txt instead"
+}

@@ -1,0 +1,164 @@
+# METADATA
+# title: Source-build stage or target
+# description: |
+#   A stage or target of the package's source build: a Dockerfile stage
+#   named for it (or built FROM one), a `COPY --from` or `RUN --mount from=`
+#   of such a stage, a bake target or its entry in a group, an entry in a CI
+#   script's stage list, a case branch or loop over such targets.
+# custom:
+#   id: BG101
+#   name: source-build-stage
+#   severity: error
+#   precision: high
+#   tags: [migration, source-build]
+package buildgate.rules.source_build_stage
+
+import data.buildgate.lib
+import data.buildgate.lib.sourcebuild as sb
+
+# A Dockerfile stage named for the source build, or built from one.
+deny contains lib.finding(d, st.name_word, msg) if {
+	some m in lib.migrations
+	some d in lib.documents("dockerfile")
+	lib.in_scope(m, d.path)
+	some st in d.stages
+	is_object(st.name_word)
+	lower(st.name) in sb.stages(m, d)
+	msg := sprintf("stage `%s` builds %s from source; %s", [st.name, m.package, lib.remedy(m)])
+}
+
+# An unnamed stage built FROM a source-build stage.
+deny contains lib.finding(d, st.base, msg) if {
+	some m in lib.migrations
+	some d in lib.documents("dockerfile")
+	lib.in_scope(m, d.path)
+	some st in d.stages
+	not is_object(st.name_word)
+	is_string(st.base.value)
+	lower(st.base.value) in sb.stages(m, d)
+	msg := sprintf("this stage is built FROM `%s`, a stage of the %s source build; %s", [st.base.value, m.package, lib.remedy(m)])
+}
+
+# COPY --from a source-build stage.
+deny contains lib.finding(d, ins.copy_from, msg) if {
+	some m in lib.migrations
+	some d in lib.documents("dockerfile")
+	lib.in_scope(m, d.path)
+	some ins in lib.instructions(d)
+	is_object(ins.copy_from)
+	from_source_stage(m, d, ins.copy_from.value)
+	msg := sprintf("`COPY --from=%s` copies the output of the %s source build; %s", [ins.copy_from.value, m.package, lib.remedy(m)])
+}
+
+# RUN --mount=...,from=<source-build stage>.
+deny contains lib.finding(d, mt, msg) if {
+	some m in lib.migrations
+	some d in lib.documents("dockerfile")
+	lib.in_scope(m, d.path)
+	some ins in lib.instructions(d)
+	some mt in ins.mounts
+	from_source_stage(m, d, mt.from)
+	msg := sprintf("`RUN --mount from=%s` uses the output of the %s source build; %s", [mt.from, m.package, lib.remedy(m)])
+}
+
+from_source_stage(m, d, name) if lower(name) in sb.stages(m, d)
+
+from_source_stage(m, _, name) if {
+	is_string(name)
+	lib.source_build_name(m, name)
+}
+
+# A bake target of the source build.
+deny contains lib.finding(d, b.labels[0], msg) if {
+	some m in lib.migrations
+	some d in lib.documents("hcl")
+	lib.in_scope(m, d.path)
+	some b in d.blocks
+	b.type == "target"
+	count(b.labels) > 0
+	b.labels[0].value in sb.targets(m)
+	msg := sprintf("bake target `%s` builds %s from source; %s", [b.labels[0].value, m.package, lib.remedy(m)])
+}
+
+# A group or inherits entry naming a source-build target.
+deny contains lib.finding(d, el, msg) if {
+	some m in lib.migrations
+	some d in lib.documents("hcl")
+	lib.in_scope(m, d.path)
+	some x in lib.hcl_attributes(d)
+	x.attr.name in {"targets", "inherits"}
+	some el in x.attr.elements
+	is_string(el.value)
+	target_name(m, el.value)
+	msg := sprintf("`%s` in `%s` is a target of the %s source build; %s", [el.value, x.attr.name, m.package, lib.remedy(m)])
+}
+
+target_name(m, name) if name in sb.targets(m)
+
+target_name(m, name) if lib.source_build_name(m, name)
+
+# An entry of a stage or target list in a script: an assignment's words,
+# a for loop's words, a case pattern.
+deny contains lib.finding(s.doc, w, msg) if {
+	some m in lib.migrations
+	some s in lib.scripts
+	lib.in_scope(m, s.doc.path)
+	some a in s.script.assignments
+	some w in a.words
+	listed_name(m, w.value)
+	msg := sprintf("`%s` in `%s` names a stage of the %s source build; %s", [w.value, a.name, m.package, lib.remedy(m)])
+}
+
+deny contains lib.finding(s.doc, w, msg) if {
+	some m in lib.migrations
+	some s in lib.scripts
+	lib.in_scope(m, s.doc.path)
+	some loop in s.script.for_loops
+	some w in loop.words
+	listed_name(m, w.value)
+	msg := sprintf("loop entry `%s` names a stage of the %s source build; %s", [w.value, m.package, lib.remedy(m)])
+}
+
+deny contains lib.finding(s.doc, p, msg) if {
+	some m in lib.migrations
+	some s in lib.scripts
+	lib.in_scope(m, s.doc.path)
+	some p in s.script.case_patterns
+	listed_name(m, p.value)
+	msg := sprintf("case branch `%s` handles a stage of the %s source build; %s", [p.value, m.package, lib.remedy(m)])
+}
+
+# A command argument that is a list of names, one of them a source-build
+# stage or target ("base mooncake_source", "mooncake-rocm-ci").
+deny contains lib.finding(s.doc, w, msg) if {
+	some m in lib.migrations
+	some s in lib.scripts
+	lib.in_scope(m, s.doc.path)
+	some c in s.script.commands
+	not c.name in {"echo", "printf", "read", "unset", "export", "local", "declare", "readonly", "typeset"}
+	some i, w in c.words
+	i > 0
+	is_string(w.value)
+	items := lib.words(w.value)
+	every item in items {
+		lib.identifier(item)
+	}
+	some item in items
+	listed_name(m, item)
+	msg := sprintf("`%s` names a stage of the %s source build; %s", [item, m.package, lib.remedy(m)])
+}
+
+# An all-caps word (MOONCAKE_VERSION) is a variable's name and a dotted one
+# (vllm.rocm.mooncake_commit) a key, not a stage's name, unless some
+# Dockerfile or bake file really defines it.
+listed_name(m, v) if {
+	is_string(v)
+	lib.compound_source_build_name(m, v)
+	not regex.match(`^[A-Z][A-Z0-9_]*$`, v)
+	not contains(v, ".")
+}
+
+listed_name(m, v) if {
+	is_string(v)
+	lower(v) in sb.known_names(m)
+}

@@ -1,0 +1,123 @@
+package buildgate.rules.source_build_stage_test
+
+import data.buildgate.lib.fixtures as fx
+import data.buildgate.rules.source_build_stage as rule
+
+deny_lines(kind, lines) := fx.lines(got) if {
+	got := rule.deny with input as fx.one(kind, "f", lines)
+}
+
+test_dockerfile_stage_chain if {
+	deny_lines("dockerfile", [
+		"FROM base AS mooncake_source", # 1: named
+		"RUN echo build",
+		"FROM mooncake_source AS packager", # 3: built from one
+		"FROM mooncake_source", # 4: unnamed, from one
+		"FROM base AS vllm",
+		"COPY --from=packager /w /w", # 6
+		"RUN --mount=type=bind,from=export_mooncake,target=/m ls /m", # 7
+		"COPY --from=build_nixl /x /x",
+	]) == {1, 3, 4, 6, 7}
+}
+
+test_stage_names_are_case_insensitive if {
+	deny_lines("dockerfile", [
+		"FROM base AS Mooncake_Build",
+		"FROM base",
+		"COPY --from=MOONCAKE_BUILD /w /w",
+	]) == {1, 3}
+}
+
+test_package_named_stage_is_not_source if {
+	deny_lines("dockerfile", [
+		"FROM base AS mooncake-transfer-engine-cuda13",
+		"FROM base AS nixl_build",
+	]) == set()
+}
+
+test_bake_targets_and_groups if {
+	deny_lines("hcl", [
+		"target \"mooncake-rocm-ci\" {", # 1
+		"  target = \"build_mooncake\"",
+		"}",
+		"target \"wheels\" {", # 4: builds a source stage of a Dockerfile
+		"  target = \"export_mooncake\"",
+		"}",
+		"target \"nixl-rocm-ci\" {",
+		"  inherits = [\"mooncake-rocm-ci\"]", # 8
+		"}",
+		"group \"deps\" {",
+		"  targets = [\"nixl-rocm-ci\", \"mooncake-rocm-ci\"]", # 11
+		"}",
+	]) == {1, 8, 11}
+}
+
+test_bake_target_building_a_dockerfile_source_stage if {
+	inp := fx.input_of([
+		["dockerfile", "docker/Dockerfile", ["FROM base AS mc_build", "FROM mc_build AS mooncake_export"]],
+		["hcl", "docker/bake.hcl", [
+			"target \"wheels\" {",
+			"  target = \"mooncake_export\"",
+			"}",
+			"group \"all\" {",
+			"  targets = [\"wheels\"]",
+			"}",
+		]],
+	])
+	got := rule.deny with input as inp
+	fx.at(got) == {["docker/Dockerfile", 2], ["docker/bake.hcl", 1], ["docker/bake.hcl", 5]}
+}
+
+test_script_stage_lists if {
+	deny_lines("shell", [
+		"STAGES=\"base build_nixl mooncake_source export_mooncake ci_base\"", # 1
+		"ARR=(nixl mooncake-rocm-ci)", # 2
+		"for t in nixl-rocm-ci mooncake-rocm-ci; do", # 3
+		"  case \"$t\" in",
+		"    mooncake-rocm-ci) echo one ;;", # 5
+		"    nixl-rocm-ci) echo two ;;",
+		"  esac",
+		"done",
+		"add_target \"mooncake-rocm-ci\"", # 9
+		"hash_stages \"base mooncake_source\"", # 10
+	]) == {1, 2, 3, 5, 9, 10}
+}
+
+test_script_precision if {
+	deny_lines("shell", [
+		"# build the mooncake_source stage",
+		"echo \"skipping mooncake_source\"",
+		"read -r CUDA_MAJOR NIXL_VERSION MOONCAKE_VERSION <<<\"${KV}\"",
+		"MOONCAKE_VERSION=\"${MOONCAKE_VERSION:-}\"",
+		"uv pip uninstall --system mooncake-transfer-engine",
+		"python3 -c \"import mooncake\"",
+		"metadata_pair \"vllm.rocm.mooncake_commit\" x",
+		"PKGS=\"mooncake-transfer-engine-cuda13 nixl\"",
+	]) == set()
+}
+
+test_script_names_known_targets_of_other_files if {
+	inp := fx.input_of([
+		["hcl", "ci.hcl", ["target \"MC\" {", "  target = \"mc_wheel\"", "}"]],
+		["dockerfile", "Dockerfile", ["FROM base AS mooncake", "FROM mooncake AS mc_wheel"]],
+		["shell", "ci.sh", ["build_target MC"]],
+	])
+	got := rule.deny with input as inp
+	fx.at(got) == {["Dockerfile", 1], ["Dockerfile", 2], ["ci.hcl", 1], ["ci.sh", 1]}
+}
+
+test_scope_limits_files if {
+	cfg := {"migrations": [object.union(fx.migration, {"scope": ["docker/**"]})]}
+	inp := fx.input_of([
+		["dockerfile", "docker/Dockerfile", ["FROM base AS mooncake_build"]],
+		["dockerfile", "other/Dockerfile", ["FROM base AS mooncake_build"]],
+	])
+	got := rule.deny with input as object.union(inp, {"config": cfg})
+	fx.at(got) == {["docker/Dockerfile", 1]}
+}
+
+test_message if {
+	some f in rule.deny with input as fx.one("dockerfile", "Dockerfile", ["FROM base AS mooncake_source"])
+	f.msg == "stage `mooncake_source` builds mooncake-transfer-engine-rocm from source; install the published wheel pinned in requirements/rocm.txt instead"
+	f.pos == {"line": 1, "column": 14, "end_line": 1, "end_column": 29}
+}

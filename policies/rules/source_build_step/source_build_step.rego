@@ -1,0 +1,83 @@
+# METADATA
+# title: Source-build step
+# description: |
+#   A command that fetches or compiles the package from source: a clone or
+#   download of its repository (directly or through a variable that holds
+#   it), a configure, compile or install run inside the clone, the
+#   installation of a wheel built here, a RUN or ADD or bake context that
+#   fetches the repository.
+# custom:
+#   id: BG104
+#   name: source-build-step
+#   severity: error
+#   precision: high
+#   tags: [migration, source-build]
+package buildgate.rules.source_build_step
+
+import data.buildgate.lib
+import data.buildgate.lib.sourcebuild as sb
+
+# A command that fetches the source.
+deny contains lib.finding(s.doc, c, msg) if {
+	some m in lib.migrations
+	some s in lib.scripts
+	lib.in_scope(m, s.doc.path)
+	some c in s.script.commands
+	what := sb.fetch(m, s.doc, c)
+	msg := sprintf("`%s` %s the source of %s; %s", [command_text(c), what, m.package, lib.remedy(m)])
+}
+
+# A build command run inside the clone.
+deny contains lib.finding(s.doc, c, msg) if {
+	some m in lib.migrations
+	some s in lib.scripts
+	lib.in_scope(m, s.doc.path)
+	some c in s.script.commands
+	what := sb.build_step(c)
+	sb.in_clone(m, s, c)
+	msg := sprintf("`%s` %s inside the clone of %s's source; %s", [command_text(c), what, m.package, lib.remedy(m)])
+}
+
+# The installation of a wheel built here.
+deny contains lib.finding(s.doc, w, msg) if {
+	some m in lib.migrations
+	some s in lib.scripts
+	lib.in_scope(m, s.doc.path)
+	some c in s.script.commands
+	some w in sb.local_wheels(m, s, c)
+	msg := sprintf("`%s` installs a locally built wheel of %s; %s", [w.text, m.package, lib.remedy(m)])
+}
+
+# A Dockerfile instruction whose text fetches the repository where no
+# script was parsed: exec-form or unparsable RUN, ADD of the repository.
+deny contains lib.finding(d, ins, msg) if {
+	some m in lib.migrations
+	some d in lib.documents("dockerfile")
+	lib.in_scope(m, d.path)
+	some ins in lib.instructions(d)
+	ins.cmd in {"run", "add"}
+	not is_object(ins.shell)
+	lib.mentions_repository(m, ins.original)
+	msg := sprintf("`%s` fetches the source of %s; %s", [upper(ins.cmd), m.package, lib.remedy(m)])
+}
+
+# A bake target whose build context is the repository.
+deny contains lib.finding(d, x.attr, msg) if {
+	some m in lib.migrations
+	some d in lib.documents("hcl")
+	lib.in_scope(m, d.path)
+	some x in lib.hcl_attributes(d)
+	x.attr.name in {"context", "contexts"}
+	lib.mentions_repository(m, x.attr.value_text)
+	msg := sprintf("`%s` builds from the source repository of %s; %s", [x.attr.name, m.package, lib.remedy(m)])
+}
+
+# command_text is a command as written, cut after about 40 characters.
+command_text(c) := concat(" ", [w.text | some w in c.words]) if {
+	count(concat(" ", [w.text | some w in c.words])) <= 48
+}
+
+command_text(c) := concat(" ", array.concat(kept, ["..."])) if {
+	count(concat(" ", [w.text | some w in c.words])) > 48
+	kept := [w.text | some i, w in c.words; count(concat(" ", [x.text | some j, x in c.words; j <= i])) <= 40]
+}

@@ -1,0 +1,99 @@
+package buildgate.rules.source_build_step_test
+
+import data.buildgate.lib.fixtures as fx
+import data.buildgate.rules.source_build_step as rule
+
+deny_lines(kind, lines) := fx.lines(got) if {
+	got := rule.deny with input as fx.one(kind, "f", lines)
+}
+
+test_clone_and_build_in_one_run if {
+	deny_lines("dockerfile", [
+		"FROM base",
+		"ARG MOONCAKE_REPO=https://github.com/kvcache-ai/Mooncake.git",
+		"RUN git clone ${MOONCAKE_REPO} && \\", # 3
+		"    cd Mooncake && \\",
+		"    git checkout v0.3.13 && \\", # 5
+		"    bash dependencies.sh -y && \\", # 6
+		"    wget https://go.dev/dl/go1.22.2.linux-amd64.tar.gz && \\",
+		"    mkdir -p build && cd build && \\",
+		"    cmake .. -DUSE_HIP=ON && \\", # 9
+		"    make -j && make install", # 10
+	]) == {3, 5, 6, 9, 10}
+}
+
+test_clone_and_build_across_runs if {
+	deny_lines("dockerfile", [
+		"FROM base",
+		"ARG MC=https://github.com/kvcache-ai/Mooncake.git",
+		"RUN git clone $MC /app/mooncake", # 3
+		"RUN cd /app/mooncake && bash dependencies.sh -y", # 4
+		"RUN make", # 5: a new shell, no cd: not inside
+		"RUN mkdir -p /app/mooncake/build && cd /app/mooncake/build && cmake .. && make install", # 6
+	]) == {3, 4, 6}
+}
+
+test_other_dependencies_do_not_fire if {
+	deny_lines("dockerfile", [
+		"FROM base",
+		"ARG NIXL_REPO=https://github.com/ai-dynamo/nixl.git",
+		"RUN git clone ${NIXL_REPO} /opt/nixl && cd /opt/nixl && meson setup build && ninja -C build install",
+		"RUN git clone https://github.com/ROCm/DeepEP.git && cd DeepEP && python3 setup.py install",
+		"# RUN git clone https://github.com/kvcache-ai/Mooncake.git",
+		"RUN uv pip install --system \"mooncake-transfer-engine-cuda13==${MOONCAKE_VERSION}\"",
+	]) == set()
+}
+
+test_local_wheels if {
+	deny_lines("dockerfile", [
+		"FROM base AS export_mooncake",
+		"FROM base",
+		"RUN --mount=type=bind,from=export_mooncake,target=/install/mc uv pip install --system /install/mc/*.whl", # 3
+		"RUN pip install /wheels/mooncake_transfer_engine-0.3.13-py3-none-any.whl", # 4
+		"RUN pip install /wheels/nixl-0.1-py3-none-any.whl",
+		"RUN pip install mooncake-transfer-engine-rocm",
+	]) == {3, 4}
+}
+
+test_shell_script if {
+	deny_lines("shell", [
+		"MOONCAKE_REPO=\"https://github.com/kvcache-ai/Mooncake.git\"",
+		"git clone --depth 1 https://github.com/alibaba/yalantinglibs.git",
+		"cd yalantinglibs",
+		"cmake ..",
+		"cd ..",
+		"git clone --depth 1 -b ${MOONCAKE_VERSION} ${MOONCAKE_REPO}", # 6
+		"cd Mooncake",
+		"mkdir build && cd build",
+		"cmake .. -DUSE_CUDA=ON", # 9
+		"make -j", # 10
+		"cd ../..",
+		"make",
+		"pip3 install --no-cache-dir \"mooncake-transfer-engine==${MOONCAKE_VERSION#v}\"",
+	]) == {6, 9, 10}
+}
+
+test_exec_form_and_add if {
+	deny_lines("dockerfile", [
+		"FROM base",
+		"ADD https://github.com/kvcache-ai/Mooncake.git /src", # 2
+		"RUN [\"git\", \"clone\", \"https://github.com/kvcache-ai/Mooncake.git\"]", # 3
+		"ADD https://github.com/ai-dynamo/nixl.git /nixl",
+	]) == {2, 3}
+}
+
+test_bake_context if {
+	deny_lines("hcl", [
+		"target \"mc\" {",
+		"  context = \"https://github.com/kvcache-ai/Mooncake.git#v0.3.13\"", # 2
+		"}",
+		"target \"vllm\" {",
+		"  context = \".\"",
+		"}",
+	]) == {2}
+}
+
+test_message_shortens_long_commands if {
+	some f in rule.deny with input as fx.one("shell", "a.sh", ["git clone --depth 1 --branch v0.3.13 --single-branch https://github.com/kvcache-ai/Mooncake.git /opt/mooncake"])
+	startswith(f.msg, "`git clone --depth 1 --branch v0.3.13 ...` clones the source of mooncake-transfer-engine-rocm")
+}

@@ -1,0 +1,44 @@
+# METADATA
+# title: Wheel pin missing
+# description: |
+#   A requirements file the configuration names (for the default Mooncake
+#   migration, `requirements/rocm.txt`) does not require the package, or
+#   does not exist. Requirements it pulls in with `-r` count; constraints
+#   files (`-c`) do not, since they install nothing.
+# custom:
+#   id: BG201
+#   name: wheel-pin-missing
+#   severity: error
+#   precision: very-high
+#   tags: [migration, pin]
+package buildgate.rules.wheel_pin_missing
+
+import data.buildgate.lib
+import data.buildgate.lib.pin
+
+# The file exists and does not carry the pin.
+deny contains object.union(lib.file_finding(f, msg), {"fix": fix}) if {
+	some m in lib.migrations
+	some f in m.requirements
+	pin.by_path[f]
+	not pin.carried(m, f)
+	msg := sprintf("%s does not require %s; add the line `%s` so the image installs the published wheel", [f, m.package, pin.wanted(m)])
+	fix := {
+		"description": sprintf("add `%s`", [pin.wanted(m)]),
+		"replacement": sprintf("%s\n", [pin.wanted(m)]),
+		"pos": lib.start_of_file,
+	}
+}
+
+# The file does not exist.
+deny contains object.union(lib.file_finding(f, msg), {"fix": fix}) if {
+	some m in lib.migrations
+	some f in m.requirements
+	not pin.by_path[f]
+	msg := sprintf("%s does not exist; create it with the line `%s` so the image installs the published wheel", [f, pin.wanted(m)])
+	fix := {
+		"description": sprintf("create %s with `%s`", [f, pin.wanted(m)]),
+		"replacement": sprintf("%s\n", [pin.wanted(m)]),
+		"pos": lib.start_of_file,
+	}
+}

@@ -1,0 +1,46 @@
+# METADATA
+# title: Wheel pin admits a version below the minimum
+# description: |
+#   The package's version specifier admits some version below the minimum,
+#   by PEP 440's rules and pip's pre-release handling: unpinned, `>=0.3.9`,
+#   `>0.3.12` (admits 0.3.12.1), `>=0.3.13rc1` (admits 0.3.13rc1),
+#   `~=0.3.0`, `==0.3.*`, an epoch or post release below it, and so on.
+# custom:
+#   id: BG202
+#   name: wheel-pin-too-low
+#   severity: error
+#   precision: very-high
+#   tags: [migration, pin]
+package buildgate.rules.wheel_pin_too_low
+
+import data.buildgate.lib
+import data.buildgate.lib.pin
+
+# Unpinned.
+deny contains object.union(lib.finding(d, r.name_word, msg), {"fix": fix}) if {
+	some m in lib.migrations
+	some d in lib.documents("requirements")
+	lib.in_scope(m, d.path)
+	some r in d.requirements
+	pin.names(m, r)
+	pin.from_index(r)
+	r.specifier == ""
+	msg := sprintf("%s is not pinned, so any version can be installed, including ones below %s; require `%s`", [r.name, m.minimum, pin.wanted(m)])
+	fix := {"description": sprintf("pin %s >= %s", [r.name, m.minimum]), "replacement": sprintf(" >= %s", [m.minimum]), "pos": pin.after_name(r)}
+}
+
+# A specifier that admits a lower version.
+deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), {"text": r.raw, "fix": fix}) if {
+	some m in lib.migrations
+	some d in lib.documents("requirements")
+	lib.in_scope(m, d.path)
+	some r in d.requirements
+	pin.names(m, r)
+	pin.from_index(r)
+	r.specifier != ""
+	# An invalid specifier is an error entry of the document (BG001).
+	pep440.valid_specifier(r.specifier)
+	w := pep440.witness_below(r.specifier, m.minimum)
+	msg := sprintf("`%s %s` admits %s, below the minimum %s; require `%s`", [r.name, r.specifier, w, m.minimum, pin.wanted(m)])
+	fix := {"description": sprintf("require %s >= %s", [r.name, m.minimum]), "replacement": sprintf(">= %s", [m.minimum]), "pos": pin.spec_span(r)}
+}

@@ -1,0 +1,139 @@
+// Package report renders a lint result. Reporters know findings and
+// rules, nothing of how they were produced.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/buildgate/buildgate/engine"
+)
+
+// Tool names the program in reports.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Summary counts a result.
+type Summary struct {
+	Files    int `json:"files"`
+	Findings int `json:"findings"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Notes    int `json:"notes"`
+}
+
+// Result is everything a reporter may show.
+type Result struct {
+	Tool     Tool
+	Rules    []engine.Rule
+	Findings []engine.Finding
+	Files    int
+}
+
+// Summarize counts findings by severity.
+func (r *Result) Summarize() Summary {
+	s := Summary{Files: r.Files, Findings: len(r.Findings)}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case engine.SeverityError:
+			s.Errors++
+		case engine.SeverityWarning:
+			s.Warnings++
+		case engine.SeverityNote:
+			s.Notes++
+		}
+	}
+	return s
+}
+
+// Reporter writes a result in one format.
+type Reporter interface {
+	Report(w io.Writer, r *Result) error
+}
+
+// Formats are the reporters by name.
+func Formats(color bool) map[string]Reporter {
+	return map[string]Reporter{
+		"text": Text{Color: color},
+		"json": JSON{},
+	}
+}
+
+// FormatNames lists the format names, for help and errors.
+var FormatNames = []string{"text", "json"}
+
+// Text is gcc-style output: path:line:col: severity: message [ID name].
+type Text struct{ Color bool }
+
+var colors = map[string]string{
+	engine.SeverityError:   "\x1b[1;31m",
+	engine.SeverityWarning: "\x1b[1;33m",
+	engine.SeverityNote:    "\x1b[1;36m",
+}
+
+// Report implements Reporter.
+func (t Text) Report(w io.Writer, r *Result) error {
+	var b strings.Builder
+	for _, f := range r.Findings {
+		sev := f.Severity
+		if t.Color {
+			sev = colors[f.Severity] + sev + "\x1b[0m"
+		}
+		fmt.Fprintf(&b, "%s:%d:%d: %s: %s [%s %s]\n", f.Path, f.Pos.Line, f.Pos.Column, sev, oneLine(f.Message), f.Rule, f.Name)
+	}
+	s := r.Summarize()
+	fmt.Fprintf(&b, "%s checked, %s: %s, %s, %s\n",
+		plural(s.Files, "file"), plural(s.Findings, "finding"),
+		plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Notes, "note"))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// JSON is the machine-readable report; its shape is a public interface.
+type JSON struct{}
+
+type jsonFinding struct {
+	Rule      string `json:"rule"`
+	Name      string `json:"name"`
+	Severity  string `json:"severity"`
+	Message   string `json:"message"`
+	Path      string `json:"path"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"end_line"`
+	EndColumn int    `json:"end_column"`
+}
+
+type jsonReport struct {
+	Tool     Tool          `json:"tool"`
+	Findings []jsonFinding `json:"findings"`
+	Summary  Summary       `json:"summary"`
+}
+
+// Report implements Reporter.
+func (JSON) Report(w io.Writer, r *Result) error {
+	out := jsonReport{Tool: r.Tool, Findings: []jsonFinding{}, Summary: r.Summarize()}
+	for _, f := range r.Findings {
+		out.Findings = append(out.Findings, jsonFinding{
+			Rule: f.Rule, Name: f.Name, Severity: f.Severity, Message: f.Message, Path: f.Path,
+			Line: f.Pos.Line, Column: f.Pos.Column, EndLine: f.Pos.EndLine, EndColumn: f.Pos.EndColumn,
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}

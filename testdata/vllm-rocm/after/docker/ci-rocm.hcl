@@ -1,0 +1,62 @@
+# Written for buildgate's tests: an abridged rendition of vLLM's
+# docker/ci-rocm.hcl after the Mooncake wheel migration.
+
+variable "BUILDKITE_COMMIT" {
+  default = ""
+}
+
+variable "CI_MAX_JOBS" {
+  default = ""
+}
+
+variable "NIXL_BRANCH" {
+  default = ""
+}
+
+variable "NIXL_CACHE_KEY" {
+  default = ""
+}
+
+variable "DOCKERHUB_CACHE_REPO" {
+  default = "rocm/vllm-ci-cache"
+}
+
+function "get_cache_from_rocm_deps" {
+  params = []
+  result = compact([
+    NIXL_CACHE_KEY != "" ? "type=registry,ref=${DOCKERHUB_CACHE_REPO}:nixl-rocm-${NIXL_CACHE_KEY}" : (NIXL_BRANCH != "" ? "type=registry,ref=${DOCKERHUB_CACHE_REPO}:nixl-rocm-${NIXL_BRANCH}" : ""),
+  ])
+}
+
+function "get_cache_to_rocm_nixl" {
+  params = []
+  result = compact([
+    NIXL_CACHE_KEY != "" ? "type=registry,ref=${DOCKERHUB_CACHE_REPO}:nixl-rocm-${NIXL_CACHE_KEY},mode=min" : "",
+  ])
+}
+
+target "_ci-rocm" {
+  args = {
+    max_jobs = CI_MAX_JOBS
+  }
+}
+
+target "nixl-rocm-ci" {
+  inherits   = ["_common-rocm", "_ci-rocm"]
+  target     = "build_nixl"
+  cache-from = get_cache_from_rocm_deps()
+  cache-to   = get_cache_to_rocm_nixl()
+  output     = ["type=cacheonly"]
+}
+
+target "ci-base-rocm-ci" {
+  inherits   = ["_common-rocm"]
+  target     = "ci_base"
+  cache-from = get_cache_from_rocm_deps()
+  cache-to   = ["type=inline"]
+  output     = ["type=registry"]
+}
+
+group "ci-base-rocm-ci-with-deps" {
+  targets = ["nixl-rocm-ci", "ci-base-rocm-ci"]
+}
