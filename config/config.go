@@ -79,16 +79,19 @@ func Default() *Config {
 }
 
 // Load reads a configuration file over the defaults.
-func Load(file string) (*Config, error) {
+func Load(file string) (*Config, error) { return LoadAs(file, file) }
+
+// LoadAs is Load with the name messages use for the file.
+func LoadAs(file, name string) (*Config, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, &Error{File: file, Msg: "cannot read: " + err.Error()}
+		return nil, &Error{File: name, Msg: "cannot read: " + err.Error()}
 	}
-	return Parse(file, data, Default())
+	return Parse(name, data, Default())
 }
 
 // Parse reads configuration text. Keys it does not set come from base

@@ -229,12 +229,26 @@ func (s Set) AdmitsBelow(min Version) (Version, bool) {
 	for _, b := range bounds {
 		cands = append(cands, neighbours(b)...)
 	}
+	// Of the witnesses, report the one a reader grasps best: a final
+	// release before a pre-release, then the shortest.
+	var best Version
+	found := false
 	for _, c := range cands {
-		if Compare(c, min) < 0 && s.Contains(c) {
-			return c, true
+		if Compare(c, min) < 0 && s.Contains(c) && (!found || simpler(c, best)) {
+			best, found = c, true
 		}
 	}
-	return Version{}, false
+	return best, found
+}
+
+func simpler(a, b Version) bool {
+	if a.IsPrerelease() != b.IsPrerelease() {
+		return !a.IsPrerelease()
+	}
+	if la, lb := len(a.String()), len(b.String()); la != lb {
+		return la < lb
+	}
+	return Compare(a, b) > 0
 }
 
 // neighbours are versions at, just above and just below b.

@@ -34,7 +34,8 @@ func newLintCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint [PATH...]",
 		Short: "Check build files against the policies (the CI gate)",
-		Long: `Lint finds the build files under each PATH (default: the current directory),
+		Long: `Lint finds the build files under each PATH (default: the current directory,
+or the root when --root is given),
 loads them and reports what the policies find.
 
 The repository root is --root, else the git top level above the current
@@ -84,7 +85,12 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		return &exitError{code: exitUsage, msg: "policies: " + err.Error()}
 	}
 	if len(args) == 0 {
+		// Without paths the whole repository is linted: the root when it
+		// was given, else the working directory (below the git top level).
 		args = []string{"."}
+		if f.root != "" {
+			args = []string{root}
+		}
 	}
 	out, err := lint.Run(ctx, lint.Options{Root: root, Paths: args, Config: cfg, Engine: eng, MaxFileSize: f.maxSize})
 	if err != nil {
@@ -164,12 +170,7 @@ func loadConfig(root, flag string) (*config.Config, error) {
 	}
 	p := filepath.Join(root, config.FileName)
 	if _, err := os.Stat(p); err == nil {
-		c, err := config.Load(p)
-		if err != nil {
-			return nil, err
-		}
-		c.Source = config.FileName
-		return c, nil
+		return config.LoadAs(p, config.FileName)
 	}
 	return config.Default(), nil
 }
@@ -182,9 +183,10 @@ func builtinEngine(ctx context.Context) (*engine.Engine, error) {
 	return engine.Compile(ctx, mods, Version())
 }
 
-// useColor: colour only on a terminal, and never with NO_COLOR set.
+// useColor: colour only on a terminal, and never with NO_COLOR set to
+// anything (no-color.org).
 func useColor(w io.Writer) bool {
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if os.Getenv("NO_COLOR") != "" {
 		return false
 	}
 	f, ok := w.(*os.File)

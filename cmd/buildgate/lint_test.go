@@ -1,0 +1,325 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+type jsonReport struct {
+	Tool     map[string]string `json:"tool"`
+	Findings []struct {
+		Rule      string `json:"rule"`
+		Name      string `json:"name"`
+		Severity  string `json:"severity"`
+		Message   string `json:"message"`
+		Path      string `json:"path"`
+		Line      int    `json:"line"`
+		Column    int    `json:"column"`
+		EndLine   int    `json:"end_line"`
+		EndColumn int    `json:"end_column"`
+	} `json:"findings"`
+	Summary map[string]int `json:"summary"`
+}
+
+func lintJSON(t *testing.T, dir string, args ...string) (jsonReport, result) {
+	t.Helper()
+	r := runBin(t, dir, append([]string{"lint", "--root", ".", "--format", "json"}, args...)...)
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("exit %d, not JSON: %v\nstdout: %s\nstderr: %s", r.code, err, r.stdout, r.stderr)
+	}
+	return rep, r
+}
+
+func corpusDir(t *testing.T, sub string) string {
+	t.Helper()
+	dir, _ := filepath.Abs(filepath.Join("../../../shared/corpus", sub))
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("../shared/corpus is absent")
+	}
+	return dir
+}
+
+// Done means 1: the migrated files are clean; the files from before the
+// pin landed have exactly the missing pin.
+func TestLintVLLMCorpus(t *testing.T) {
+	rep, r := lintJSON(t, corpusDir(t, "vllm/after"))
+	if r.code != 0 || len(rep.Findings) != 0 {
+		t.Errorf("vllm/after: exit %d, findings %+v", r.code, rep.Findings)
+	}
+	if rep.Summary["files"] != 4 {
+		t.Errorf("vllm/after: %d files, want 4", rep.Summary["files"])
+	}
+	rep, r = lintJSON(t, corpusDir(t, "vllm/latest"))
+	if r.code != 1 || len(rep.Findings) != 1 || rep.Findings[0].Rule != "BG201" || rep.Findings[0].Path != "requirements/rocm.txt" {
+		t.Errorf("vllm/latest: exit %d, findings %+v; want exactly BG201 on requirements/rocm.txt", r.code, rep.Findings)
+	}
+	if rep.Summary["files"] != 91 {
+		t.Errorf("vllm/latest: %d files, want 91", rep.Summary["files"])
+	}
+}
+
+// Done means 2: real Dockerfiles and scripts that build Mooncake from
+// source are reported at the lines of its ARGs and of the commands that
+// clone and build it, and at nothing else.
+func TestLintSourceBuildCorpus(t *testing.T) {
+	cases := []struct {
+		dir, file string
+		want      []string
+	}{
+		{"sglang", "docker/rocm.Dockerfile", []string{
+			"381 BG102", "382 BG102", // ARG MOONCAKE_REPO, MOONCAKE_COMMIT
+			"624 BG102", "624 BG104", // git clone ${MOONCAKE_REPO}
+			"626 BG102", "626 BG104", // git checkout ${MOONCAKE_COMMIT}
+			"627 BG104", // git submodule update
+			"628 BG104", // bash dependencies.sh -y
+			"635 BG104", // cmake ..
+			"636 BG104", "636 BG104", // make -j && make install
+		}},
+		{"ROCm-ATOM", "docker/atom_release.dockerfile", []string{
+			"107 BG102", "108 BG102",
+			"115 BG102", "115 BG104",
+			"117 BG102", "117 BG104",
+			"118 BG104",
+			"133 BG104",
+			"176 BG104", "192 BG104", "199 BG104",
+		}},
+		{"NVIDIA-TensorRT-LLM", "docker/common/install_mooncake.sh", []string{
+			"5 BG102", // MOONCAKE_REPO=...
+			"40 BG102", "40 BG104", // git clone ... ${MOONCAKE_REPO}
+			"43 BG104", "45 BG104", "47 BG104", "48 BG104",
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.dir, func(t *testing.T) {
+			rep, r := lintJSON(t, corpusDir(t, tc.dir))
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1", r.code)
+			}
+			var got []string
+			for _, f := range rep.Findings {
+				switch {
+				case f.Path == tc.file:
+					got = append(got, fmt.Sprintf("%d %s", f.Line, f.Rule))
+				case f.Path == "requirements/rocm.txt" && f.Rule == "BG201":
+				default:
+					t.Errorf("unexpected finding %+v", f)
+				}
+			}
+			sort.Strings(got)
+			want := append([]string(nil), tc.want...)
+			sort.Strings(want)
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("findings\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+// Done means 3: the reconstructed before-state is reported element by
+// element, the after-state is clean, and both outputs are golden.
+func TestLintFixtures(t *testing.T) {
+	for _, state := range []string{"before", "after"} {
+		t.Run(state, func(t *testing.T) {
+			dir, _ := filepath.Abs(filepath.Join("../../testdata/vllm-rocm", state))
+			rep, r := lintJSON(t, dir)
+			wantCode := map[string]int{"before": 1, "after": 0}[state]
+			if r.code != wantCode {
+				t.Errorf("exit %d, want %d: %s", r.code, wantCode, r.stderr)
+			}
+			golden(t, filepath.Join("../../testdata/vllm-rocm", state+".golden.json"), r.stdout)
+			text := runBin(t, dir, "lint", "--root", ".")
+			golden(t, filepath.Join("../../testdata/vllm-rocm", state+".golden.txt"), text.stdout)
+			if state == "after" {
+				if len(rep.Findings) != 0 {
+					t.Errorf("after-state findings: %+v", rep.Findings)
+				}
+				return
+			}
+			var got []string
+			for _, f := range rep.Findings {
+				got = append(got, fmt.Sprintf("%s:%d %s", f.Path, f.Line, f.Rule))
+			}
+			want := readExpected(t, "../../testdata/vllm-rocm/before.expected")
+			sort.Strings(got)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("findings differ from before.expected\n got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+func readExpected(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if i := strings.Index(line, "#"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/buildgate -update)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs (run go test ./cmd/buildgate -update and review the diff)\n got:\n%s", path, got)
+	}
+}
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Done means 5: exit codes and --fail-on through the binary.
+func TestLintExitCodes(t *testing.T) {
+	clean := writeTree(t, map[string]string{"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.13\n"})
+	warnOnly := writeTree(t, map[string]string{"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.13\nmooncake-transfer-engine\n"})
+	failing := writeTree(t, map[string]string{
+		"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.9\n",
+		"Dockerfile":            "FROM a\nARG MOONCAKE_BRANCH\n",
+		"README.md":             "not a build file\n",
+	})
+	tests := []struct {
+		name   string
+		dir    string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"clean", clean, nil, 0, "1 file checked, 0 findings", ""},
+		{"errors fail", failing, nil, 1, "Dockerfile:2:5: error: `MOONCAKE_BRANCH` is a build argument", ""},
+		{"errors with --fail-on never", failing, []string{"--fail-on", "never"}, 0, "2 errors", ""},
+		{"warning passes by default", warnOnly, nil, 0, "warning: mooncake-transfer-engine is a different variant", ""},
+		{"warning fails with --fail-on warning", warnOnly, []string{"--fail-on", "warning"}, 1, "", ""},
+		{"warning fails with --fail-on note", warnOnly, []string{"--fail-on", "note"}, 1, "", ""},
+		{"clean with --fail-on note", clean, []string{"--fail-on", "note"}, 0, "", ""},
+		{"bad --fail-on", clean, []string{"--fail-on", "sometimes"}, 2, "", "--fail-on \"sometimes\""},
+		{"bad --format", clean, []string{"--format", "xml"}, 2, "", "--format \"xml\""},
+		{"unknown flag", clean, []string{"--nope"}, 2, "", "unknown flag"},
+		{"missing path", clean, []string{"nope/"}, 2, "", "nope/: does not exist"},
+		{"path outside the root", clean, []string{".."}, 2, "", "outside the repository root"},
+		{"a file that is no build file", failing, []string{"README.md"}, 2, "", "not a build file"},
+		{"one file still checks the pin", failing, []string{"Dockerfile"}, 1, "requirements/rocm.txt:1:", ""},
+		{"missing config", clean, []string{"--config", "nope.yaml"}, 2, "", "nope.yaml: cannot read"},
+		{"json", clean, []string{"--format", "json"}, 0, `"findings": []`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runBin(t, tt.dir, append([]string{"lint", "--root", "."}, tt.args...)...)
+			if r.code != tt.code || !strings.Contains(r.stdout, tt.stdout) || !strings.Contains(r.stderr, tt.stderr) {
+				t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant exit %d, stdout containing %q, stderr containing %q",
+					r.code, r.stdout, r.stderr, tt.code, tt.stdout, tt.stderr)
+			}
+			if strings.Contains(r.stdout, "\x1b[") {
+				t.Error("colour in a pipe")
+			}
+		})
+	}
+}
+
+func TestLintConfig(t *testing.T) {
+	base := map[string]string{
+		"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.13\nmooncake-transfer-engine\n",
+		"third_party/Dockerfile": "FROM a AS mooncake_build\n",
+	}
+	tests := []struct {
+		name   string
+		config string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"exclude glob", "exclude: [third_party/**]\n", 0, "1 warning", ""},
+		{"severity override", "exclude: [third_party]\nrules:\n  BG204: error\n", 1, "error: mooncake-transfer-engine is a different variant", ""},
+		{"disable by name", "rules:\n  source-build-stage: off\n  BG204: {disabled: true}\n", 0, "0 findings", ""},
+		{"other migration", "migrations:\n  - package: nixl\n    minimum: \"0.5\"\n    requirements: [requirements/rocm.txt]\n", 1, "requirements/rocm.txt does not require nixl", ""},
+		{"no migrations", "migrations: []\n", 0, "0 findings", ""},
+		{"unknown key", "migrations: []\nbogus: 1\n", 2, "", ".buildgate.yaml:2: unknown key \"bogus\""},
+		{"unknown migration key", "migrations:\n  - package: x\n    minimum: \"1\"\n    versoin: 2\n", 2, "", ".buildgate.yaml:4: unknown key \"versoin\""},
+		{"bad version", "migrations:\n  - package: x\n    minimum: one.two\n", 2, "", ".buildgate.yaml:3: minimum \"one.two\" is not a PEP 440 version"},
+		{"bad glob", "exclude:\n  - \"docs/[\"\n", 2, "", ".buildgate.yaml:2: \"docs/[\" is not a valid glob"},
+		{"unknown rule", "rules:\n  BG999: off\n", 2, "", ".buildgate.yaml:2: rules: \"BG999\" is not a rule id or name"},
+		{"bad severity", "rules:\n  BG101: fatal\n", 2, "", ".buildgate.yaml:2: rule BG101: \"fatal\""},
+		{"yaml syntax", "rules: [\n", 2, "", ".buildgate.yaml:"},
+		{"missing minimum", "migrations:\n  - package: x\n", 2, "", ".buildgate.yaml:2: migration x needs a minimum version"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{".buildgate.yaml": tt.config}
+			for k, v := range base {
+				files[k] = v
+			}
+			r := runBin(t, writeTree(t, files), "lint", "--root", ".")
+			if r.code != tt.code || !strings.Contains(r.stdout, tt.stdout) || !strings.Contains(r.stderr, tt.stderr) {
+				t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant exit %d, stdout containing %q, stderr containing %q",
+					r.code, r.stdout, r.stderr, tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestLintOutputFileAndRules(t *testing.T) {
+	dir := writeTree(t, map[string]string{"requirements/rocm.txt": "mooncake-transfer-engine-rocm\n"})
+	r := runBin(t, dir, "lint", "--root", ".", "--format", "json", "--output", "out.json")
+	if r.code != 1 || r.stdout != "" {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out.json"))
+	if err != nil || !strings.Contains(string(b), `"rule": "BG202"`) {
+		t.Errorf("out.json: %v %s", err, b)
+	}
+	r = runBin(t, dir, "rules")
+	for _, id := range []string{"BG001", "BG101", "BG102", "BG103", "BG104", "BG201", "BG202", "BG203", "BG204"} {
+		if !strings.Contains(r.stdout, id) {
+			t.Errorf("rules lacks %s:\n%s", id, r.stdout)
+		}
+	}
+	r = runBin(t, dir, "rules", "--format", "json")
+	var rules []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rules); err != nil || len(rules) != 9 {
+		t.Errorf("rules --format json: %v, %d rules", err, len(rules))
+	}
+}

@@ -1,0 +1,52 @@
+package buildgate.rules.wheel_pin_missing_test
+
+import data.buildgate.lib.fixtures as fx
+import data.buildgate.rules.wheel_pin_missing as rule
+
+req(path, lines) := ["requirements", path, lines]
+
+deny(files) := got if {
+	got := rule.deny with input as fx.input_of(files)
+}
+
+test_pinned_passes if {
+	count(deny([req("requirements/rocm.txt", ["numpy", "mooncake-transfer-engine-rocm >= 0.3.13"])])) == 0
+}
+
+test_missing_pin if {
+	got := deny([req("requirements/rocm.txt", ["numpy"])])
+	fx.at(got) == {["requirements/rocm.txt", 1]}
+	some f in got
+	f.msg == "requirements/rocm.txt does not require mooncake-transfer-engine-rocm; add the line `mooncake-transfer-engine-rocm >= 0.3.13` so the image installs the published wheel"
+	f.fix.replacement == "mooncake-transfer-engine-rocm >= 0.3.13\n"
+}
+
+test_missing_file if {
+	got := deny([req("requirements/cuda.txt", ["mooncake-transfer-engine-rocm>=0.3.13"])])
+	some f in got
+	f.path == "requirements/rocm.txt"
+	contains(f.msg, "does not exist")
+}
+
+test_commented_pin_is_missing if {
+	count(deny([req("requirements/rocm.txt", ["# mooncake-transfer-engine-rocm >= 0.3.13"])])) == 1
+}
+
+test_pin_through_include_counts if {
+	count(deny([
+		req("requirements/rocm.txt", ["-r common.txt"]),
+		req("requirements/common.txt", ["-r more.txt"]),
+		req("requirements/more.txt", ["Mooncake_Transfer_Engine_ROCm>=0.3.13"]),
+	])) == 0
+}
+
+test_pin_in_constraints_only_is_missing if {
+	count(deny([
+		req("requirements/rocm.txt", ["-c constraints.txt"]),
+		req("requirements/constraints.txt", ["mooncake-transfer-engine-rocm>=0.3.13"]),
+	])) == 1
+}
+
+test_a_variant_is_not_the_pin if {
+	count(deny([req("requirements/rocm.txt", ["mooncake-transfer-engine >= 0.3.13"])])) == 1
+}

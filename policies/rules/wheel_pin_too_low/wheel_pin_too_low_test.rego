@@ -1,0 +1,54 @@
+package buildgate.rules.wheel_pin_too_low_test
+
+import data.buildgate.lib.fixtures as fx
+import data.buildgate.rules.wheel_pin_too_low as rule
+
+deny(lines) := got if {
+	got := rule.deny with input as fx.one("requirements", "requirements/rocm.txt", lines)
+}
+
+fires(line) if count(deny([line])) == 1
+
+passes(line) if count(deny([line])) == 0
+
+test_specifiers if {
+	passes("mooncake-transfer-engine-rocm >= 0.3.13")
+	passes("mooncake-transfer-engine-rocm==0.3.13")
+	passes("mooncake-transfer-engine-rocm>=0.3.13,<0.4")
+	passes("mooncake-transfer-engine-rocm>0.3.13")
+	passes("mooncake-transfer-engine-rocm~=0.3.13")
+	passes("mooncake-transfer-engine-rocm===0.3.13")
+	passes("mooncake-transfer-engine-rocm>=0.3.13.post1")
+	fires("mooncake-transfer-engine-rocm")
+	fires("mooncake-transfer-engine-rocm>=0.3.9")
+	fires("mooncake-transfer-engine-rocm>0.3.12")
+	fires("mooncake-transfer-engine-rocm>=0.3.13rc1")
+	fires("mooncake-transfer-engine-rocm==0.3.*")
+	fires("mooncake-transfer-engine-rocm~=0.3.0")
+	fires("mooncake-transfer-engine-rocm!=0.3.13")
+	fires("mooncake-transfer-engine-rocm===0.3.12")
+	fires("mooncake-transfer-engine-rocm===latest")
+	fires("mooncake-transfer-engine-rocm<=0.3.13")
+}
+
+test_other_packages_are_not_checked if {
+	passes("mooncake-transfer-engine>=0.1")
+	passes("numpy")
+}
+
+test_unpinned_message_and_fix if {
+	some f in deny(["mooncake-transfer-engine-rocm[store]"])
+	f.msg == "mooncake-transfer-engine-rocm is not pinned, so any version can be installed, including ones below 0.3.13; require `mooncake-transfer-engine-rocm >= 0.3.13`"
+	f.fix.pos == {"line": 1, "column": 37, "end_line": 1, "end_column": 37}
+}
+
+test_witness_in_message if {
+	some f in deny(["mooncake-transfer-engine-rocm >0.3.12"])
+	f.msg == "`mooncake-transfer-engine-rocm >0.3.12` admits 0.3.12.1, below the minimum 0.3.13; require `mooncake-transfer-engine-rocm >= 0.3.13`"
+	f.pos == {"line": 1, "column": 31, "end_line": 1, "end_column": 38}
+	f.fix.replacement == ">= 0.3.13"
+}
+
+test_url_requirements_are_another_rule if {
+	passes("mooncake-transfer-engine-rocm @ https://example.com/m-0.3.1-py3-none-any.whl")
+}
