@@ -10,6 +10,7 @@ import (
 	"path"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -148,8 +149,7 @@ var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 func (p *parser) yamlErr(err error) error {
 	if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
-		var line int
-		fmt.Sscanf(m[1], "%d", &line)
+		line, _ := strconv.Atoi(m[1])
 		return &Error{File: p.file, Line: line, Msg: m[2]}
 	}
 	return &Error{File: p.file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}

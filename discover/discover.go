@@ -112,12 +112,10 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 			if opts.Excluded != nil && opts.Excluded(relSlash) {
 				return nil
 			}
+			// A file whose first line cannot be read is kept with no kind:
+			// the loader then reports it as unreadable.
 			k, ok, derr := Detect(p, relSlash)
-			if derr != nil {
-				add(File{Path: relSlash, Kind: ""})
-				return nil
-			}
-			if ok {
+			if derr != nil || ok {
 				add(File{Path: relSlash, Kind: k})
 			}
 			return nil

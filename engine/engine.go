@@ -5,6 +5,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -235,8 +236,8 @@ func compileModules(mods []Module) (*ast.Compiler, error) {
 }
 
 func formatASTErrors(err error) []string {
-	errs, ok := err.(ast.Errors)
-	if !ok {
+	var errs ast.Errors
+	if !errors.As(err, &errs) {
 		return []string{err.Error()}
 	}
 	out := make([]string, 0, len(errs))
@@ -432,7 +433,7 @@ func toFinding(r Rule, set string, item any) (Finding, error) {
 		if pos != nil {
 			p, err := toPos(pos)
 			if err != nil {
-				return f, fmt.Errorf("%s: rule %s: %v", r.File, r.ID, err)
+				return f, fmt.Errorf("%s: rule %s: %w", r.File, r.ID, err)
 			}
 			f.Pos = p
 		}

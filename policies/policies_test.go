@@ -2,11 +2,22 @@ package policies_test
 
 import (
 	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
 	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/format"
 
 	"github.com/buildgate/buildgate/engine"
 	"github.com/buildgate/buildgate/policies"
 )
+
+var fix = flag.Bool("fix", false, "rewrite Rego files that are not opa fmt clean")
 
 // TestRego runs every _test.rego of the pack.
 func TestRego(t *testing.T) {
@@ -27,4 +38,109 @@ func TestRego(t *testing.T) {
 		}
 	}
 	t.Logf("%d Rego tests", len(results))
+}
+
+// TestFormatted keeps the pack `opa fmt` clean (v1 syntax).
+func TestFormatted(t *testing.T) {
+	mods, err := engine.ModulesFromFS(policies.FS, ".", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mods {
+		got, err := format.SourceWithOpts(m.Name, []byte(m.Src), format.Opts{RegoVersion: ast.RegoV1})
+		if err != nil {
+			t.Errorf("%s: %v", m.Name, err)
+			continue
+		}
+		if string(got) != m.Src {
+			if *fix {
+				if err := os.WriteFile(m.Name, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			t.Errorf("%s is not opa fmt clean (go test ./policies -run Formatted -fix rewrites it)", m.Name)
+		}
+	}
+}
+
+// TestRuleFolders: one folder per rule with its policy, its tests and its
+// doc page, whose heading repeats the METADATA id, name and title.
+func TestRuleFolders(t *testing.T) {
+	mods, err := engine.ModulesFromFS(policies.FS, ".", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Compile(context.Background(), mods, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Rules()) != 9 {
+		t.Errorf("%d rules", len(e.Rules()))
+	}
+	for _, r := range e.Rules() {
+		dir := path.Dir(r.File)
+		base := path.Base(dir)
+		if r.File != dir+"/"+base+".rego" {
+			t.Errorf("%s: rule file is %s, want %s/%s.rego", r.ID, r.File, dir, base)
+		}
+		if _, err := fs.Stat(policies.FS, dir+"/"+base+"_test.rego"); err != nil {
+			t.Errorf("%s: no tests: %v", r.ID, err)
+		}
+		doc, err := fs.ReadFile(policies.FS, dir+"/"+base+".md")
+		if err != nil {
+			t.Errorf("%s: no doc page: %v", r.ID, err)
+			continue
+		}
+		want := "# " + r.ID + " " + r.Name + ": " + r.Title + "\n"
+		if !strings.HasPrefix(string(doc), want) {
+			t.Errorf("%s: doc page must start with %q", r.ID, want)
+		}
+		for _, section := range []string{"## What it catches", "## Why", "## How to fix"} {
+			if !strings.Contains(string(doc), section) {
+				t.Errorf("%s: doc page lacks %q", r.ID, section)
+			}
+		}
+	}
+}
+
+var update = flag.Bool("update", false, "regenerate the rule table in docs/rules.md")
+
+// TestRulesDoc keeps the table in docs/rules.md in step with METADATA.
+func TestRulesDoc(t *testing.T) {
+	mods, err := engine.ModulesFromFS(policies.FS, ".", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Compile(context.Background(), mods, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("<!-- rules: generated from METADATA by `go test ./policies -update` -->\n")
+	b.WriteString("| id | name | default | title |\n|---|---|---|---|\n")
+	for _, r := range e.Rules() {
+		fmt.Fprintf(&b, "| [%s](../policies/%s) | %s | %s | %s |\n", r.ID, strings.TrimSuffix(r.File, ".rego")+".md", r.Name, r.Severity, r.Title)
+	}
+	const docPath = "../docs/rules.md"
+	doc, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := strings.Index(string(doc), "<!-- rules:")
+	end := strings.Index(string(doc), "<!-- end rules -->")
+	if start < 0 || end < start {
+		t.Fatal("docs/rules.md lacks the rules markers")
+	}
+	got := string(doc[:start]) + b.String() + string(doc[end:])
+	if got == string(doc) {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(docPath, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Error("docs/rules.md is out of date: go test ./policies -update")
 }

@@ -108,7 +108,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		Files:    out.Files,
 	}
 	var buf bytes.Buffer
-	w := io.Writer(stdout)
+	w := stdout
 	color := false
 	if f.output != "" {
 		w = &buf

@@ -80,9 +80,9 @@ func TestLintSourceBuildCorpus(t *testing.T) {
 			"381 BG102", "382 BG102", // ARG MOONCAKE_REPO, MOONCAKE_COMMIT
 			"624 BG102", "624 BG104", // git clone ${MOONCAKE_REPO}
 			"626 BG102", "626 BG104", // git checkout ${MOONCAKE_COMMIT}
-			"627 BG104", // git submodule update
-			"628 BG104", // bash dependencies.sh -y
-			"635 BG104", // cmake ..
+			"627 BG104",              // git submodule update
+			"628 BG104",              // bash dependencies.sh -y
+			"635 BG104",              // cmake ..
 			"636 BG104", "636 BG104", // make -j && make install
 		}},
 		{"ROCm-ATOM", "docker/atom_release.dockerfile", []string{
@@ -94,7 +94,7 @@ func TestLintSourceBuildCorpus(t *testing.T) {
 			"176 BG104", "192 BG104", "199 BG104",
 		}},
 		{"NVIDIA-TensorRT-LLM", "docker/common/install_mooncake.sh", []string{
-			"5 BG102", // MOONCAKE_REPO=...
+			"5 BG102",              // MOONCAKE_REPO=...
 			"40 BG102", "40 BG104", // git clone ... ${MOONCAKE_REPO}
 			"43 BG104", "45 BG104", "47 BG104", "48 BG104",
 		}},
@@ -262,7 +262,7 @@ func TestLintExitCodes(t *testing.T) {
 
 func TestLintConfig(t *testing.T) {
 	base := map[string]string{
-		"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.13\nmooncake-transfer-engine\n",
+		"requirements/rocm.txt":  "mooncake-transfer-engine-rocm>=0.3.13\nmooncake-transfer-engine\n",
 		"third_party/Dockerfile": "FROM a AS mooncake_build\n",
 	}
 	tests := []struct {
@@ -278,7 +278,7 @@ func TestLintConfig(t *testing.T) {
 		{"other migration", "migrations:\n  - package: nixl\n    minimum: \"0.5\"\n    requirements: [requirements/rocm.txt]\n", 1, "requirements/rocm.txt does not require nixl", ""},
 		{"no migrations", "migrations: []\n", 0, "0 findings", ""},
 		{"unknown key", "migrations: []\nbogus: 1\n", 2, "", ".buildgate.yaml:2: unknown key \"bogus\""},
-		{"unknown migration key", "migrations:\n  - package: x\n    minimum: \"1\"\n    versoin: 2\n", 2, "", ".buildgate.yaml:4: unknown key \"versoin\""},
+		{"unknown migration key", "migrations:\n  - package: x\n    minimum: \"1\"\n    minimal: 2\n", 2, "", ".buildgate.yaml:4: unknown key \"minimal\""},
 		{"bad version", "migrations:\n  - package: x\n    minimum: one.two\n", 2, "", ".buildgate.yaml:3: minimum \"one.two\" is not a PEP 440 version"},
 		{"bad glob", "exclude:\n  - \"docs/[\"\n", 2, "", ".buildgate.yaml:2: \"docs/[\" is not a valid glob"},
 		{"unknown rule", "rules:\n  BG999: off\n", 2, "", ".buildgate.yaml:2: rules: \"BG999\" is not a rule id or name"},

@@ -40,4 +40,3 @@ func newRulesCmd() *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "text", "text or json (with descriptions)")
 	return cmd
 }
-

@@ -64,7 +64,7 @@ known_names(m) := all_stages(m) | {lower(t) | some t in targets(m)}
 # ENV or shell variable whose value names the repository.
 repo_vars(m, d) := {n | some n in m.build_args; regex.match(`REPO|URL`, upper(n))} | value_vars(m, d)
 
-value_vars(m, d) := {a.name |
+value_vars(m, d) := ({a.name |
 	d.kind == "dockerfile"
 	some ins in lib.instructions(d)
 	some a in ins.arg_defs
@@ -75,7 +75,7 @@ value_vars(m, d) := {a.name |
 	some ins in lib.instructions(d)
 	some e in ins.env
 	lib.mentions_repository(m, e.value)
-} | {a.name |
+}) | {a.name |
 	some s in lib.scripts_of(d)
 	some a in s.script.assignments
 	lib.mentions_repository(m, a.value_text)
@@ -144,7 +144,6 @@ pip_install(c) if {
 	c.words[i + 1].value == "pip"
 	c.words[i + 2].value == "install"
 }
-
 
 # clone_options are git clone options that take a separate value.
 clone_options := {

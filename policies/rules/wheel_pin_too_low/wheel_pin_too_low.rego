@@ -38,6 +38,7 @@ deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), {"text": r.
 	pin.names(m, r)
 	pin.from_index(r)
 	r.specifier != ""
+
 	# An invalid specifier is an error entry of the document (BG001).
 	pep440.valid_specifier(r.specifier)
 	w := pep440.witness_below(r.specifier, m.minimum)

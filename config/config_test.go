@@ -1,0 +1,91 @@
+package config
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestDefaultIsTheMooncakeMigration(t *testing.T) {
+	c := Default()
+	if len(c.Migrations) != 1 {
+		t.Fatalf("migrations = %+v", c.Migrations)
+	}
+	m := c.Migrations[0]
+	if m.Package != "mooncake-transfer-engine-rocm" || m.Minimum != "0.3.13" ||
+		strings.Join(m.Requirements, ",") != "requirements/rocm.txt" ||
+		strings.Join(m.BuildArgs, ",") != "MOONCAKE_BRANCH,MOONCAKE_REPO,MOONCAKE_COMMIT,MOONCAKE_GO_VERSION,MOONCAKE_GO_SHA256,MOONCAKE_CACHE_KEY" ||
+		strings.Join(m.Names, ",") != "mooncake" || strings.Join(m.Repositories, ",") != "github.com/kvcache-ai/Mooncake" {
+		t.Errorf("default migration = %+v", m)
+	}
+	if got := c.RequiredFiles(); strings.Join(got, ",") != "requirements/rocm.txt" {
+		t.Errorf("required files %v", got)
+	}
+}
+
+func TestParseOverDefaults(t *testing.T) {
+	c, err := Parse("x.yaml", []byte("exclude: [third_party]\nrules:\n  BG204: error\n  BG103: off\n"), Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Migrations) != 1 || len(c.Rules) != 2 || c.Rules[0].Severity != "error" || !c.Rules[1].Disabled {
+		t.Errorf("config = %+v", c)
+	}
+	for path, want := range map[string]bool{
+		"third_party/x/Dockerfile": true, "third_party": true, "docker/third_party.sh": false, "Dockerfile": false,
+	} {
+		if c.Excluded(path) != want {
+			t.Errorf("Excluded(%q) = %v", path, !want)
+		}
+	}
+	empty, err := Parse("x.yaml", nil, Default())
+	if err != nil || len(empty.Migrations) != 1 {
+		t.Errorf("an empty file changes nothing: %+v %v", empty, err)
+	}
+}
+
+func TestRepositoriesNormalised(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://github.com/kvcache-ai/Mooncake.git": "github.com/kvcache-ai/Mooncake",
+		"git@github.com:kvcache-ai/Mooncake.git":     "github.com/kvcache-ai/Mooncake",
+		"github.com/kvcache-ai/Mooncake/":            "github.com/kvcache-ai/Mooncake",
+	} {
+		if got := normalizeRepo(in); got != want {
+			t.Errorf("normalizeRepo(%q) = %q", in, got)
+		}
+	}
+}
+
+func TestErrorsNameTheLine(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"migrations: {}\n", "c.yaml:1: migrations must be a list"},
+		{"migrations:\n  - package: \"not a name\"\n    minimum: \"1\"\n", `c.yaml:2: package "not a name" is not a valid project name`},
+		{"migrations:\n  - minimum: \"1\"\n", "c.yaml:2: a migration needs a package"},
+		{"migrations:\n  - package: a\n    minimum: \"1\"\n    requirements: [../x.txt]\n", `c.yaml:4: "../x.txt" must be a clean slash-separated path`},
+		{"migrations:\n  - package: a\n    minimum: \"1\"\n    build_args: [\"A-B\"]\n", `c.yaml:4: build argument "A-B" is not a variable name`},
+		{"migrations:\n  - package: a\n    minimum: \"1\"\n    names: [\"a_b\"]\n", `c.yaml:4: name token "a_b" must be letters and digits`},
+		{"migrations:\n  - package: a\n    minimum: \"1\"\n    scope: [\"[\"]\n", `c.yaml:4: "[" is not a valid glob`},
+		{"rules:\n  BG101:\n    level: error\n", `c.yaml:3: unknown key "level"`},
+		{"rules:\n  BG101:\n    disabled: maybe\n", "c.yaml:3: rule BG101: disabled must be true or false"},
+		{"exclude: x\n", "c.yaml:1: exclude must be a list"},
+		{"- a\n", "c.yaml:1: the configuration must be a mapping"},
+		{"exclude: []\nexclude: []\n", `c.yaml:2: key "exclude" given twice`},
+	}
+	for _, tt := range tests {
+		_, err := Parse("c.yaml", []byte(tt.src), Default())
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want %q", tt.src, err, tt.want)
+		}
+	}
+}
+
+// The documentation shows the built-in default verbatim.
+func TestDefaultDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```yaml\n"+string(DefaultYAML())+"```\n") {
+		t.Error("docs/configuration.md does not show config/default.yaml verbatim")
+	}
+}
