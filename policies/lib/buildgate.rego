@@ -49,16 +49,19 @@ scripts_of(d) := [] if not d.kind in {"shell", "dockerfile"}
 instructions(d) := array.concat(d.preamble, [ins | some st in d.stages; some ins in st.instructions])
 
 # hcl_attributes are every attribute of an HCL document, those of nested
-# blocks included, each with the labels of its enclosing top-level block.
+# blocks (three levels deep) included, each with its top-level block (null
+# for a top-level attribute).
 hcl_attributes(d) := array.concat(
 	[{"block": null, "attr": a} | some a in d.attributes],
-	[{"block": b, "attr": v} |
-		some b in d.blocks
-		walk(b.attributes, [_, v])
-		is_object(v)
-		is_object(v.name_pos)
-		is_array(v.refs)
-	],
+	[{"block": b, "attr": a} | some b in d.blocks; some a in block_attributes(b)],
+)
+
+block_attributes(b) := array.concat(
+	b.attributes,
+	array.concat(
+		[a | some c in b.blocks; some a in c.attributes],
+		[a | some c in b.blocks; some e in c.blocks; some a in e.attributes],
+	),
 )
 
 # before reports whether position a starts before position b.
@@ -92,11 +95,27 @@ in_scope(m, path) if {
 }
 
 # has_token reports whether a name has one of the migration's name tokens
-# as a component.
-has_token(m, s) if {
-	some p in name_parts(s)
-	some t in m.names
-	p == lower(t)
+# as a component (a part between -, _, . or other non-alphanumerics).
+has_token(m, s) if regex.match(token_rx[m.package], s)
+
+# mentions reports whether a text has a name token or a build argument of
+# the migration anywhere in it: a cheap test before closer looks.
+mentions(m, s) if regex.match(mention_rx[m.package], s)
+
+# Regular expressions per migration, built once per evaluation: rules are
+# cached, function calls are not. Tokens and build arguments are letters,
+# digits and underscores (the configuration checks), so need no escaping.
+token_rx := {m.package: rx |
+	some m in migrations
+	count(m.names) > 0
+	rx := sprintf(`(?i)(^|[^a-z0-9])(%s)([^a-z0-9]|$)`, [concat("|", m.names)])
+}
+
+mention_rx := {m.package: rx |
+	some m in migrations
+	alts := array.concat(m.names, m.build_args)
+	count(alts) > 0
+	rx := sprintf(`(?i)(%s)`, [concat("|", alts)])
 }
 
 # package_name reports whether s names the package or one of its variants

@@ -8,7 +8,7 @@ test_name_parts if {
 	lib.name_parts("Mooncake-ROCm.ci") == ["mooncake", "rocm", "ci"]
 }
 
-test_source_build_name if {
+check_source_build_name if {
 	lib.source_build_name(fx.migration, "mooncake_source")
 	lib.source_build_name(fx.migration, "build-Mooncake")
 	not lib.source_build_name(fx.migration, "mooncakes")
@@ -17,12 +17,12 @@ test_source_build_name if {
 	not lib.source_build_name(fx.migration, "a b mooncake")
 }
 
-test_compound_needs_more_than_the_token if {
+check_compound_needs_more_than_the_token if {
 	not lib.compound_source_build_name(fx.migration, "mooncake")
 	lib.compound_source_build_name(fx.migration, "mooncake_build")
 }
 
-test_source_arg if {
+check_source_arg if {
 	lib.source_arg(fx.migration, "MOONCAKE_BRANCH")
 	lib.source_arg(fx.migration, "mooncake_cache_key")
 	not lib.source_arg(fx.migration, "MOONCAKE_VERSION")
@@ -77,3 +77,9 @@ test_scripts_of_every_kind if {
 	ss := lib.scripts with input as inp
 	count(ss) == 2
 }
+
+test_source_build_name if check_source_build_name with input as fx.input_of([])
+
+test_compound_needs_more_than_the_token if check_compound_needs_more_than_the_token with input as fx.input_of([])
+
+test_source_arg if check_source_arg with input as fx.input_of([])

@@ -33,7 +33,11 @@ stages(m, d) := direct_stages(m, d) | {lower(st.name) |
 
 # targets are the bake targets of the source build, from every HCL
 # document: named for it, or building a source-build stage.
-targets(m) := {t |
+targets(m) := targets_by_package[m.package]
+
+targets_by_package := {m.package: targets_of(m) | some m in lib.migrations}
+
+targets_of(m) := {t |
 	some d in lib.documents("hcl")
 	lib.in_scope(m, d.path)
 	some t, _ in d.targets
@@ -49,7 +53,11 @@ targets(m) := {t |
 }
 
 # all_stages are the source-build stages of every Dockerfile in scope.
-all_stages(m) := {s |
+all_stages(m) := all_stages_by_package[m.package]
+
+all_stages_by_package := {m.package: all_stages_of(m) | some m in lib.migrations}
+
+all_stages_of(m) := {s |
 	some d in lib.documents("dockerfile")
 	lib.in_scope(m, d.path)
 	some s in stages(m, d)
@@ -57,12 +65,23 @@ all_stages(m) := {s |
 
 # known_names are every stage and target name of the source build in the
 # repository: a script that names one of them is about the source build.
-known_names(m) := all_stages(m) | {lower(t) | some t in targets(m)}
+known_names(m) := known_names_by_package[m.package]
+
+known_names_by_package := {m.package: names |
+	some m in lib.migrations
+	names := all_stages(m) | {lower(t) | some t in targets(m)}
+}
 
 # repo_vars are the variables of a document that hold the package's
 # repository: declared build arguments named *REPO* or *URL*, and any ARG,
 # ENV or shell variable whose value names the repository.
-repo_vars(m, d) := {n | some n in m.build_args; regex.match(`REPO|URL`, upper(n))} | value_vars(m, d)
+repo_vars(m, d) := repo_vars_by_doc[m.package][d.path]
+
+repo_vars_by_doc := {m.package: by_doc |
+	some m in lib.migrations
+	named := {n | some n in m.build_args; regex.match(`REPO|URL`, upper(n))}
+	by_doc := {d.path: vars | some d in input.documents; vars := named | value_vars(m, d)}
+}
 
 value_vars(m, d) := ({a.name |
 	d.kind == "dockerfile"
@@ -166,7 +185,11 @@ option_value(c, i) if c.words[i - 1].value in clone_options
 
 # clone_dests are the directories a document clones the repository into:
 # the given directory, else the repository's base name.
-clone_dests(m, d) := {dest |
+clone_dests(m, d) := clone_dests_by_doc[m.package][d.path]
+
+clone_dests_by_doc := {m.package: {d.path: clone_dests_of(m, d) | some d in input.documents} | some m in lib.migrations}
+
+clone_dests_of(m, d) := {dest |
 	some s in lib.scripts_of(d)
 	some c in s.script.commands
 	fetch(m, d, c) == "clones"
@@ -338,12 +361,24 @@ local_wheels(m, s, c) := {w |
 
 # arg_uses are the places a document declares, passes or reads a variable
 # that might be a source-build argument: [{el, name, what}]. The rules
-# BG102 and BG103 pick those whose name is theirs.
-arg_uses(d) := array.concat(dockerfile_arg_uses(d), array.concat(script_arg_uses(d), hcl_arg_uses(d)))
+# BG102 and BG103 pick those whose name is theirs. Only names the migration
+# could be about are kept (lib.mentions), which keeps this cheap.
+arg_uses(m, d) := arg_uses_by_doc[m.package][d.path]
 
-dockerfile_arg_uses(d) := [] if d.kind != "dockerfile"
+arg_uses_by_doc := {m.package: {d.path: [u |
+	some u in all_arg_uses(m, d)
+	lib.mentions(m, u.name)
+] |
+	some d in input.documents
+} |
+	some m in lib.migrations
+}
 
-dockerfile_arg_uses(d) := array.concat(
+all_arg_uses(m, d) := array.concat(dockerfile_arg_uses(m, d), array.concat(script_arg_uses(m, d), hcl_arg_uses(d)))
+
+dockerfile_arg_uses(_, d) := [] if d.kind != "dockerfile"
+
+dockerfile_arg_uses(m, d) := array.concat(
 	[{"el": a, "name": a.name, "what": "declared"} |
 		some ins in lib.instructions(d)
 		some a in ins.arg_defs
@@ -359,6 +394,7 @@ dockerfile_arg_uses(d) := array.concat(
 			not is_object(ins.shell)
 			ins.cmd != "arg"
 			some w in ins.args
+			lib.mentions(m, w.text)
 			some n in expanded_names(w.text)
 		],
 	),
@@ -367,7 +403,7 @@ dockerfile_arg_uses(d) := array.concat(
 # expanded_names are the variables a piece of text expands.
 expanded_names(text) := {x[1] | some x in regex.find_all_string_submatch_n(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`, text, -1)}
 
-script_arg_uses(d) := [u |
+script_arg_uses(m, d) := [u |
 	some s in lib.scripts_of(d)
 	some u in array.concat(
 		array.concat(
@@ -379,11 +415,15 @@ script_arg_uses(d) := [u |
 				some c in s.script.commands
 				some i, w in c.words
 				i > 0
+				is_string(w.value)
+				lib.mentions(m, w.value)
 				some n in named_vars(w.value)
 			],
 			[{"el": w, "name": n, "what": "named"} |
 				some loop in s.script.for_loops
 				some w in loop.words
+				is_string(w.value)
+				lib.mentions(m, w.value)
 				some n in named_vars(w.value)
 			],
 		),

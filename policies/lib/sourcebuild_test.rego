@@ -8,33 +8,34 @@ m := fx.migration
 doc(kind, lines) := fx.one(kind, "f", lines).documents[0]
 
 test_stages_follow_from if {
-	d := doc("dockerfile", [
+	inp := fx.one("dockerfile", "f", [
 		"FROM base AS Mooncake_Source",
 		"FROM mooncake_source AS export_wheels",
 		"FROM base AS nixl",
 	])
-	sb.stages(m, d) == {"mooncake_source", "export_wheels"}
+	sb.stages(m, inp.documents[0]) == {"mooncake_source", "export_wheels"} with input as inp
 }
 
 test_clone_dest_given_or_repository_name if {
-	d := doc("shell", [
+	inp := fx.one("shell", "f", [
 		"git clone https://github.com/kvcache-ai/Mooncake.git /opt/mc",
 		"git clone --depth 1 -b v1 $MOONCAKE_REPO",
 		"git clone https://github.com/ai-dynamo/nixl.git /opt/nixl",
 	])
-	sb.clone_dests(m, d) == {"/opt/mc", "Mooncake"}
+	sb.clone_dests(m, inp.documents[0]) == {"/opt/mc", "Mooncake"} with input as inp
 }
 
 test_repo_vars if {
-	d := doc("shell", ["MC=https://github.com/kvcache-ai/mooncake", "OTHER=https://github.com/x/y"])
-	sb.repo_vars(m, d) == {"MOONCAKE_REPO", "MC"}
+	inp := fx.one("shell", "f", ["MC=https://github.com/kvcache-ai/mooncake", "OTHER=https://github.com/x/y"])
+	sb.repo_vars(m, inp.documents[0]) == {"MOONCAKE_REPO", "MC"} with input as inp
 }
 
 commands_in_clone(lines) := {c.pos.line |
-	d := doc("shell", lines)
+	inp := fx.one("shell", "f", lines)
+	d := inp.documents[0]
 	s := {"doc": d, "script": d, "run": null}
 	some c in d.commands
-	sb.in_clone(m, s, c)
+	sb.in_clone(m, s, c) with input as inp
 }
 
 test_in_clone_tracks_cd if {
@@ -86,7 +87,7 @@ test_build_steps if {
 }
 
 test_fetch_kinds if {
-	d := doc("shell", [
+	inp := fx.one("shell", "f", [
 		"git clone https://github.com/kvcache-ai/Mooncake.git",
 		"curl -L https://github.com/kvcache-ai/Mooncake/archive/v1.tar.gz",
 		"pip install git+https://github.com/kvcache-ai/Mooncake.git",
@@ -96,7 +97,8 @@ test_fetch_kinds if {
 		"git clone https://github.com/ai-dynamo/nixl.git",
 		"echo https://github.com/kvcache-ai/Mooncake",
 	])
-	got := {c.pos.line: sb.fetch(m, d, c) | some c in d.commands; sb.fetch(m, d, c)}
+	d := inp.documents[0]
+	got := {c.pos.line: sb.fetch(m, d, c) | some c in d.commands; sb.fetch(m, d, c)} with input as inp
 	got == {
 		1: "clones", 2: "downloads", 3: "installs from the repository", 4: "installs from the repository",
 		5: "installs from the repository", 6: "installs from the repository",
