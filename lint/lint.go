@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/buildgate/buildgate/config"
 	"github.com/buildgate/buildgate/discover"
@@ -77,7 +78,7 @@ func Load(root string, files []discover.File, required []string, maxSize int64) 
 		ds, err := l.Load(rel, kind)
 		if err != nil {
 			doc := loader.Empty(kind, rel)
-			addError(doc, "cannot read the file: "+describe(err))
+			addError(doc, "cannot open the file: "+describe(err))
 			ds = []loader.Document{doc}
 		}
 		for _, d := range ds {
@@ -135,6 +136,9 @@ func describe(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
+	}
+	if strings.Contains(err.Error(), "path escapes from parent") {
+		return "it is a symbolic link that leads out of the repository root (not followed)"
 	}
 	return err.Error()
 }

@@ -17,5 +17,5 @@ import data.buildgate.lib
 deny contains lib.finding_at(d, e.pos, msg) if {
 	some d in input.documents
 	some e in d.errors
-	msg := sprintf("%s could not be read in full: %s; fix it or exclude the file, since buildgate does not pass what it cannot read", [d.path, e.message])
+	msg := sprintf("%s: %s; buildgate fails closed on what it cannot read: fix the file or exclude it", [d.path, e.message])
 }
