@@ -7,6 +7,7 @@ require (
 	github.com/hashicorp/hcl/v2 v2.25.0
 	github.com/moby/buildkit v0.34.2
 	github.com/open-policy-agent/opa v1.22.4
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2
 	github.com/zclconf/go-cty v1.19.0
 	go.yaml.in/yaml/v3 v3.0.6

@@ -60,7 +60,10 @@ type Rule struct {
 	Precision   string   `json:"precision,omitempty"`
 	Package     string   `json:"package"`
 	File        string   `json:"file"`
-	sets        []string
+	// Doc is the rule's hand-written page (Markdown) when it has one: the
+	// .md file beside its policy.
+	Doc  string `json:"-"`
+	sets []string
 }
 
 // Fix is a suggested replacement: the text that should stand at a finding's
@@ -356,6 +359,17 @@ func applyMetadata(r *Rule, a *ast.Annotations) error {
 		}
 	}
 	return nil
+}
+
+// AttachDocs reads each rule's page, the .md file beside its policy file,
+// from fsys (the file system its modules were read from).
+func (e *Engine) AttachDocs(fsys fs.FS) {
+	for i := range e.rules {
+		b, err := fs.ReadFile(fsys, strings.TrimSuffix(e.rules[i].File, ".rego")+".md")
+		if err == nil {
+			e.rules[i].Doc = string(b)
+		}
+	}
 }
 
 // Rules is the catalogue, sorted by id.

@@ -28,8 +28,18 @@ type Options struct {
 
 // Outcome is what a run found.
 type Outcome struct {
-	Files    int
+	// Paths are the files checked, in order.
+	Paths    []string
 	Findings []engine.Finding
+	// Unreadable are the files that could not be opened at all (each is
+	// also a BG001 finding).
+	Unreadable []Unreadable
+}
+
+// Unreadable is a file that could not be opened, and why.
+type Unreadable struct {
+	Path   string
+	Reason string
 }
 
 // Run lints. Errors are about the run itself (a path that does not
@@ -43,7 +53,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs, err := Load(o.Root, files, o.Config.RequiredFiles(), o.MaxFileSize)
+	docs, unreadable, err := Load(o.Root, files, o.Config.RequiredFiles(), o.MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
@@ -51,22 +61,27 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies: %w", err)
 	}
-	return &Outcome{Files: len(docs), Findings: Apply(findings, settings)}, nil
+	paths := make([]string, len(docs))
+	for i, d := range docs {
+		paths[i] = d.DocPath()
+	}
+	return &Outcome{Paths: paths, Findings: Apply(findings, settings), Unreadable: unreadable}, nil
 }
 
 // Load reads every file, then each required file that exists and was not
 // among them. A file that cannot be read becomes a document holding only
 // an error entry, so that BG001 reports it: nothing fails open.
-func Load(root string, files []discover.File, required []string, maxSize int64) ([]loader.Document, error) {
+func Load(root string, files []discover.File, required []string, maxSize int64) ([]loader.Document, []Unreadable, error) {
 	l, err := loader.NewLoader(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer l.Close()
 	if maxSize > 0 {
 		l.MaxFileSize = maxSize
 	}
 	var docs []loader.Document
+	var unreadable []Unreadable
 	loaded := map[string]bool{}
 	load := func(rel string, kind loader.Kind) {
 		if loaded[rel] {
@@ -78,7 +93,9 @@ func Load(root string, files []discover.File, required []string, maxSize int64) 
 		ds, err := l.Load(rel, kind)
 		if err != nil {
 			doc := loader.Empty(kind, rel)
-			addError(doc, "cannot open the file: "+describe(err))
+			reason := describe(err)
+			unreadable = append(unreadable, Unreadable{Path: rel, Reason: reason})
+			addError(doc, "cannot open the file: "+reason)
 			ds = []loader.Document{doc}
 		}
 		for _, d := range ds {
@@ -104,7 +121,7 @@ func Load(root string, files []discover.File, required []string, maxSize int64) 
 		}
 		load(r, loader.KindRequirements)
 	}
-	return docs, nil
+	return docs, unreadable, nil
 }
 
 func guessKind(rel string) loader.Kind {

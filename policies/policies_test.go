@@ -15,6 +15,7 @@ import (
 
 	"github.com/buildgate/buildgate/engine"
 	"github.com/buildgate/buildgate/policies"
+	"github.com/buildgate/buildgate/report"
 )
 
 var fix = flag.Bool("fix", false, "rewrite Rego files that are not opa fmt clean")
@@ -104,7 +105,65 @@ func TestRuleFolders(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "regenerate the rule table in docs/rules.md")
+var update = flag.Bool("update", false, "regenerate docs/rules.md's table and the pages in docs/rules/")
+
+func builtin(t *testing.T) *engine.Engine {
+	t.Helper()
+	mods, err := engine.ModulesFromFS(policies.FS, ".", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Compile(context.Background(), mods, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.AttachDocs(policies.FS)
+	return e
+}
+
+// TestRulePages keeps docs/rules/<id>.md equal to what METADATA and the
+// rule folders' pages generate (the same text is SARIF's help.markdown).
+func TestRulePages(t *testing.T) {
+	const dir = "../docs/rules"
+	want := map[string]string{}
+	for _, r := range builtin(t).Rules() {
+		page := report.RulePage(r)
+		for _, section := range []string{"## What it catches", "## Why", "## How to fix"} {
+			if !strings.Contains(page, section) {
+				t.Errorf("%s: page lacks %q", r.ID, section)
+			}
+		}
+		want[r.ID+".md"] = page
+	}
+	if *update {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if _, ok := want[e.Name()]; !ok {
+			if *update {
+				os.Remove(dir + "/" + e.Name())
+				continue
+			}
+			t.Errorf("docs/rules/%s belongs to no rule (go test ./policies -update)", e.Name())
+		}
+	}
+	for name, page := range want {
+		got, err := os.ReadFile(dir + "/" + name)
+		if err == nil && string(got) == page {
+			continue
+		}
+		if *update {
+			if err := os.WriteFile(dir+"/"+name, []byte(page), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("docs/rules/%s is stale or missing (go test ./policies -update)", name)
+	}
+}
 
 // TestRulesDoc keeps the table in docs/rules.md in step with METADATA.
 func TestRulesDoc(t *testing.T) {
@@ -120,7 +179,7 @@ func TestRulesDoc(t *testing.T) {
 	b.WriteString("<!-- rules: generated from METADATA by `go test ./policies -update` -->\n")
 	b.WriteString("| id | name | default | title |\n|---|---|---|---|\n")
 	for _, r := range e.Rules() {
-		fmt.Fprintf(&b, "| [%s](../policies/%s) | %s | %s | %s |\n", r.ID, strings.TrimSuffix(r.File, ".rego")+".md", r.Name, r.Severity, r.Title)
+		fmt.Fprintf(&b, "| [%s](rules/%s.md) | %s | %s | %s |\n", r.ID, r.ID, r.Name, r.Severity, r.Title)
 	}
 	const docPath = "../docs/rules.md"
 	doc, err := os.ReadFile(docPath)

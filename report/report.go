@@ -31,12 +31,19 @@ type Result struct {
 	Tool     Tool
 	Rules    []engine.Rule
 	Findings []engine.Finding
-	Files    int
+	// Paths are the files checked.
+	Paths []string
+	// Notifications are about the run, not the files' content.
+	Notifications []Notification
+	// Category tells runs of one repository apart in code scanning.
+	Category string
+	// VersionControl is set when the root is a git checkout.
+	VersionControl *VersionControl
 }
 
 // Summarize counts findings by severity.
 func (r *Result) Summarize() Summary {
-	s := Summary{Files: r.Files, Findings: len(r.Findings)}
+	s := Summary{Files: len(r.Paths), Findings: len(r.Findings)}
 	for _, f := range r.Findings {
 		switch f.Severity {
 		case engine.SeverityError:
@@ -55,16 +62,33 @@ type Reporter interface {
 	Report(w io.Writer, r *Result) error
 }
 
-// Formats are the reporters by name.
-func Formats(color bool) map[string]Reporter {
-	return map[string]Reporter{
-		"text": Text{Color: color},
-		"json": JSON{},
+// Options configure the reporters.
+type Options struct {
+	Color       bool   // text: colour the severities
+	HelpURIBase string // sarif: base of each rule's helpUri
+}
+
+// New returns the reporter for a format name.
+func New(format string, o Options) (Reporter, bool) {
+	switch format {
+	case "text":
+		return Text{Color: o.Color}, true
+	case "json":
+		return JSON{}, true
+	case "sarif":
+		return SARIF{HelpURIBase: o.HelpURIBase}, true
+	case "github":
+		return GitHub{}, true
+	case "junit":
+		return JUnit{}, true
+	case "markdown":
+		return Markdown{}, true
 	}
+	return nil, false
 }
 
 // FormatNames lists the format names, for help and errors.
-var FormatNames = []string{"text", "json"}
+var FormatNames = []string{"text", "json", "sarif", "github", "junit", "markdown"}
 
 // Text is gcc-style output: path:line:col: severity: message [ID name].
 type Text struct{ Color bool }

@@ -13,7 +13,7 @@ import (
 func sample() *Result {
 	return &Result{
 		Tool:  Tool{Name: "buildgate", Version: "1.0.0"},
-		Files: 3,
+		Paths: []string{"Dockerfile", "docker/ci.hcl", "requirements/rocm.txt"},
 		Findings: []engine.Finding{
 			{Rule: "BG101", Name: "source-build-stage", Severity: "error", Message: "stage `m` builds x\nfrom source", Path: "Dockerfile",
 				Pos: loader.Pos{Line: 3, Column: 14, EndLine: 3, EndColumn: 29}},
@@ -67,5 +67,114 @@ func TestJSONShape(t *testing.T) {
 	b.Reset()
 	if err := (JSON{}).Report(&b, &Result{}); err != nil || !strings.Contains(b.String(), `"findings": []`) {
 		t.Errorf("empty report: %s", b.String())
+	}
+}
+
+func hostile() *Result {
+	return &Result{
+		Tool:  Tool{Name: "buildgate", Version: "1.0.0"},
+		Paths: []string{"dir,x/a:b.sh", "clean.sh"},
+		Findings: []engine.Finding{{
+			Rule: "BG999", Name: "odd", Severity: "warning",
+			Message: "100% \"quoted\" <tag> & a: b, c\nsecond line\r\nthird",
+			Path:    "dir,x/a:b.sh", Pos: loader.Pos{Line: 2, Column: 3, EndLine: 2, EndColumn: 7},
+		}, {
+			Rule: "BG998", Name: "note", Severity: "note", Message: "plain", Path: "",
+		}},
+	}
+}
+
+func TestGitHubEscaping(t *testing.T) {
+	var b bytes.Buffer
+	if err := (GitHub{}).Report(&b, hostile()); err != nil {
+		t.Fatal(err)
+	}
+	want := "::warning file=dir%2Cx/a%3Ab.sh,line=2,endLine=2,col=3,endColumn=6,title=BG999 odd::100%25 \"quoted\" <tag> & a: b, c%0Asecond line%0D%0Athird\n" +
+		"::notice title=BG998 note::plain\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestJUnitEscaping(t *testing.T) {
+	var b bytes.Buffer
+	if err := (JUnit{}).Report(&b, hostile()); err != nil {
+		t.Fatal(err)
+	}
+	want := `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="buildgate" tests="3" failures="2" errors="0">
+  <testsuite name="dir,x/a:b.sh" tests="1" failures="1" errors="0">
+    <testcase name="BG999 odd at 2:3" classname="dir,x/a:b.sh" file="dir,x/a:b.sh" line="2">
+      <failure message="100% &#34;quoted&#34; &lt;tag&gt; &amp; a: b, c&#xA;second line&#xD;&#xA;third" type="BG999">dir,x/a:b.sh:2:3: warning: 100% &#34;quoted&#34; &lt;tag&gt; &amp; a: b, c&#xA;second line&#xD;&#xA;third [BG999 odd]</failure>
+    </testcase>
+  </testsuite>
+  <testsuite name="clean.sh" tests="1" failures="0" errors="0">
+    <testcase name="buildgate" classname="clean.sh" file="clean.sh"></testcase>
+  </testsuite>
+  <testsuite name="(repository)" tests="1" failures="1" errors="0">
+    <testcase name="BG998 note" classname="(repository)">
+      <failure message="plain" type="BG998">(repository): note: plain [BG998 note]</failure>
+    </testcase>
+  </testsuite>
+</testsuites>
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestMarkdownEscaping(t *testing.T) {
+	var b bytes.Buffer
+	if err := (Markdown{}).Report(&b, hostile()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| warning | BG999 odd | 2:3 | 100% \"quoted\" <tag> & a: b, c<br>second line<br>third |") {
+		t.Errorf("markdown:\n%s", b.String())
+	}
+	b.Reset()
+	if err := (Markdown{}).Report(&b, &Result{Paths: []string{"a"}}); err != nil || b.String() != "### buildgate: no findings in 1 file\n" {
+		t.Errorf("clean markdown %q", b.String())
+	}
+}
+
+func TestSARIFTruncated(t *testing.T) {
+	r := sample()
+	r.Rules = []engine.Rule{{ID: "BG101", Name: "source-build-stage", Title: "t", Severity: "error"}, {ID: "BG204", Name: "wheel-variant-mismatch", Title: "t", Severity: "warning"}}
+	var b bytes.Buffer
+	if err := (SARIF{MaxResults: 1}).Report(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Results     []any `json:"results"`
+			Invocations []struct {
+				Notifications []map[string]any `json:"toolExecutionNotifications"`
+			} `json:"invocations"`
+			Properties map[string]any `json:"properties"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	run := log.Runs[0]
+	if len(run.Results) != 1 || run.Properties["resultsTruncated"] != true || len(run.Invocations[0].Notifications) != 1 {
+		t.Errorf("truncated run: %s", b.String())
+	}
+	if err := (SARIF{}).Report(&b, &Result{Findings: []engine.Finding{{Rule: "X"}}}); err == nil {
+		t.Error("a finding of a rule outside the catalogue must be an error")
+	}
+}
+
+func TestFingerprints(t *testing.T) {
+	fs := []engine.Finding{
+		{Rule: "A", Path: "p", Text: "make   install", Pos: loader.Pos{Line: 1}},
+		{Rule: "A", Path: "p", Text: "make install", Pos: loader.Pos{Line: 9}},
+		{Rule: "A", Path: "q", Text: "make install"},
+		{Rule: "B", Path: "p", Message: "file-level"},
+	}
+	got := Fingerprints(fs)
+	h := strings.Split(got[0], ":")[0]
+	if got[0] != h+":1" || got[1] != h+":2" || strings.HasPrefix(got[2], h) || strings.HasPrefix(got[3], h) {
+		t.Errorf("fingerprints %v", got)
 	}
 }

@@ -17,16 +17,26 @@ import (
 	"github.com/buildgate/buildgate/loader"
 	"github.com/buildgate/buildgate/policies"
 	"github.com/buildgate/buildgate/report"
+	"github.com/buildgate/buildgate/vcs"
 	"github.com/spf13/cobra"
 )
 
 type lintFlags struct {
-	config  string
-	root    string
-	format  string
-	output  string
-	failOn  string
-	maxSize int64
+	config      string
+	root        string
+	formats     []string
+	output      string
+	failOn      string
+	maxSize     int64
+	helpURIBase string
+	category    string
+}
+
+// output is one report to write: a format and its file ("" for stdout).
+type output struct {
+	format string
+	file   string
+	rep    report.Reporter
 }
 
 func newLintCmd() *cobra.Command {
@@ -54,8 +64,10 @@ usage, configuration or policy error.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "configuration file (default: .buildgate.yaml at the root, else the built-in default)")
 	fl.StringVar(&f.root, "root", "", "repository root (default: the git top level, else the current directory)")
-	fl.StringVar(&f.format, "format", "text", "output format: "+strings.Join(report.FormatNames, ", "))
-	fl.StringVarP(&f.output, "output", "o", "", "write the report to FILE instead of standard output")
+	fl.StringArrayVar(&f.formats, "format", []string{"text"}, "output format, repeatable as FORMAT[=FILE]: "+strings.Join(report.FormatNames, ", "))
+	fl.StringVarP(&f.output, "output", "o", "", "write the report of the --format without =FILE to FILE instead of standard output")
+	fl.StringVar(&f.helpURIBase, "help-uri-base", "", "sarif: each rule's helpUri is this URL with {id} replaced by the rule id, or URL/<id>.md")
+	fl.StringVar(&f.category, "category", "buildgate", "sarif: automationDetails.id, which tells runs of one repository apart in code scanning")
 	fl.StringVar(&f.failOn, "fail-on", "error", "lowest severity that makes the exit status 1: error, warning, note or never")
 	fl.Int64Var(&f.maxSize, "max-file-size", loader.DefaultMaxFileSize, "files larger than this many bytes are not read (a BG001 finding instead)")
 	return cmd
@@ -69,8 +81,9 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if !ok {
 		return usageErr("--fail-on %q: want error, warning, note or never", f.failOn)
 	}
-	if !contains(report.FormatNames, f.format) {
-		return usageErr("--format %q: want one of %s", f.format, strings.Join(report.FormatNames, ", "))
+	outputs, err := parseOutputs(f)
+	if err != nil {
+		return err
 	}
 	root, err := lintRoot(f.root)
 	if err != nil {
@@ -105,28 +118,91 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		Tool:     report.Tool{Name: "buildgate", Version: Version()},
 		Rules:    eng.Rules(),
 		Findings: out.Findings,
-		Files:    out.Files,
+		Paths:    out.Paths,
+		Category: f.category,
 	}
-	var buf bytes.Buffer
-	w := stdout
-	color := false
-	if f.output != "" {
-		w = &buf
-	} else {
-		color = f.format == "text" && useColor(stdout)
+	for _, u := range out.Unreadable {
+		res.Notifications = append(res.Notifications, report.Notification{
+			Level: "error", Path: u.Path, Message: fmt.Sprintf("%s could not be read: %s", u.Path, u.Reason),
+		})
 	}
-	if err := report.Formats(color)[f.format].Report(w, res); err != nil {
-		return &exitError{code: exitUsage, msg: err.Error()}
+	if p, ok := vcs.Read(root); ok {
+		res.VersionControl = &report.VersionControl{RepositoryURI: p.RepositoryURI, RevisionID: p.Revision, Branch: p.Branch}
 	}
-	if f.output != "" {
-		if err := os.WriteFile(f.output, buf.Bytes(), 0o644); err != nil {
-			return usageErr("--output: %v", errText(err))
+	for _, o := range outputs {
+		if o.format == "sarif" && len(res.Findings) > report.MaxSARIFResults {
+			fmt.Fprintf(stderr, "buildgate: %d findings, more than the %d results GitHub accepts in a SARIF run: the SARIF report holds the first %d\n",
+				len(res.Findings), report.MaxSARIFResults, report.MaxSARIFResults)
+		}
+		if err := writeReport(o, res, stdout, f.helpURIBase); err != nil {
+			return err
 		}
 	}
 	for _, fd := range out.Findings {
 		if engine.SeverityRank(fd.Severity) >= failRank {
 			return &exitError{code: exitFindings}
 		}
+	}
+	return nil
+}
+
+// parseOutputs reads the --format values (FORMAT or FORMAT=FILE) and
+// --output, which names the file of the one format given without =FILE.
+func parseOutputs(f lintFlags) ([]output, error) {
+	var outs []output
+	toStdout := 0
+	for _, v := range f.formats {
+		name, file, _ := strings.Cut(v, "=")
+		if _, ok := report.New(name, report.Options{}); !ok {
+			return nil, usageErr("--format %q: want one of %s, optionally as FORMAT=FILE", name, strings.Join(report.FormatNames, ", "))
+		}
+		if strings.Contains(v, "=") && file == "" {
+			return nil, usageErr("--format %q: no file after =", v)
+		}
+		if file == "" {
+			file = f.output
+		}
+		if file == "" {
+			toStdout++
+		}
+		outs = append(outs, output{format: name, file: file})
+	}
+	if toStdout > 1 {
+		return nil, usageErr("only one --format can go to standard output; give the others a file (--format sarif=buildgate.sarif)")
+	}
+	seen := map[string]bool{}
+	for _, o := range outs {
+		if o.file != "" && seen[o.file] {
+			return nil, usageErr("two reports to one file: %s", o.file)
+		}
+		seen[o.file] = true
+	}
+	return outs, nil
+}
+
+// writeReport renders one report into a buffer, then writes it: a failed
+// run leaves no half-written file.
+func writeReport(o output, res *report.Result, stdout io.Writer, helpBase string) error {
+	var buf bytes.Buffer
+	opts := report.Options{HelpURIBase: helpBase}
+	if o.file == "" && o.format == "text" {
+		opts.Color = useColor(stdout)
+	}
+	rep, _ := report.New(o.format, opts)
+	if err := rep.Report(&buf, res); err != nil {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("--format %s: %v", o.format, err)}
+	}
+	if o.file == "" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	if dir := filepath.Dir(o.file); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usageErr("writing the %s report: %v", o.format, errText(err))
+		}
+	}
+	if err := os.WriteFile(o.file, buf.Bytes(), 0o644); err != nil {
+		return usageErr("writing the %s report: %v", o.format, errText(err))
 	}
 	return nil
 }
@@ -180,7 +256,12 @@ func builtinEngine(ctx context.Context) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.Compile(ctx, mods, Version())
+	e, err := engine.Compile(ctx, mods, Version())
+	if err != nil {
+		return nil, err
+	}
+	e.AttachDocs(policies.FS)
+	return e, nil
 }
 
 // useColor: colour only on a terminal, and never with NO_COLOR set to

@@ -137,8 +137,13 @@ func TestLintFixtures(t *testing.T) {
 				t.Errorf("exit %d, want %d: %s", r.code, wantCode, r.stderr)
 			}
 			golden(t, filepath.Join("../../testdata/vllm-rocm", state+".golden.json"), r.stdout)
-			text := runBin(t, dir, "lint", "--root", ".")
-			golden(t, filepath.Join("../../testdata/vllm-rocm", state+".golden.txt"), text.stdout)
+			for format, ext := range map[string]string{"text": "txt", "sarif": "sarif", "github": "github", "junit": "xml", "markdown": "md"} {
+				out := runBin(t, dir, "lint", "--root", ".", "--format", format)
+				if out.code != wantCode {
+					t.Errorf("--format %s: exit %d: %s", format, out.code, out.stderr)
+				}
+				golden(t, filepath.Join("../../testdata/vllm-rocm", state+".golden."+ext), out.stdout)
+			}
 			if state == "after" {
 				if len(rep.Findings) != 0 {
 					t.Errorf("after-state findings: %+v", rep.Findings)

@@ -21,6 +21,10 @@ start_of_file := {"line": 1, "column": 1, "end_line": 1, "end_column": 1}
 element_text(el) := t if {
 	t := object.get(el, "text", null)
 	is_string(t)
+} else := t if {
+	ws := object.get(el, "words", null)
+	is_array(ws)
+	t := concat(" ", [w.text | some w in ws])
 } else := n if {
 	n := object.get(el, "name", null)
 	is_string(n)

@@ -64,6 +64,8 @@ test_finding_text if {
 	f.text == "x"
 	g := lib.finding({"path": "a"}, {"name": "N", "pos": lib.start_of_file}, "m")
 	g.text == "N"
+	c := lib.finding({"path": "a"}, {"name": "git", "words": [{"text": "git"}, {"text": "clone"}], "pos": lib.start_of_file}, "m")
+	c.text == "git clone"
 	h := lib.finding({"path": "a"}, {"pos": lib.start_of_file}, "m")
 	h.text == ""
 }

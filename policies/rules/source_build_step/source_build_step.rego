@@ -79,5 +79,11 @@ command_text(c) := concat(" ", [w.text | some w in c.words]) if {
 
 command_text(c) := concat(" ", array.concat(kept, ["..."])) if {
 	count(concat(" ", [w.text | some w in c.words])) > 48
-	kept := [w.text | some i, w in c.words; count(concat(" ", [x.text | some j, x in c.words; j <= i])) <= 40]
+	kept := [w.text | some i, w in c.words; short_prefix(c, i)]
 }
+
+# short_prefix: word i is kept in a shortened command: the first three
+# words always, then as long as the text stays within 40 characters.
+short_prefix(_, i) if i < 3
+
+short_prefix(c, i) if count(concat(" ", [x.text | some j, x in c.words; j <= i])) <= 40

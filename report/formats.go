@@ -1,0 +1,189 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/buildgate/buildgate/engine"
+)
+
+// GitHub prints GitHub Actions workflow commands: one annotation per
+// finding on its file and lines.
+type GitHub struct{}
+
+// escapeData and escapeProperty follow @actions/core's command encoding.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// Report implements Reporter.
+func (GitHub) Report(w io.Writer, r *Result) error {
+	var b strings.Builder
+	for _, f := range r.Findings {
+		cmd := map[string]string{engine.SeverityError: "error", engine.SeverityWarning: "warning"}[f.Severity]
+		if cmd == "" {
+			cmd = "notice"
+		}
+		var props []string
+		if f.Path != "" {
+			props = append(props, "file="+escapeProperty(f.Path))
+			if f.Pos.Line > 0 {
+				props = append(props,
+					fmt.Sprintf("line=%d", f.Pos.Line), fmt.Sprintf("endLine=%d", f.Pos.EndLine),
+					fmt.Sprintf("col=%d", f.Pos.Column))
+				if f.Pos.EndLine == f.Pos.Line && f.Pos.EndColumn > f.Pos.Column {
+					// GitHub's endColumn is inclusive; ours is one past the end.
+					props = append(props, fmt.Sprintf("endColumn=%d", f.Pos.EndColumn-1))
+				}
+			}
+		}
+		props = append(props, "title="+escapeProperty(f.Rule+" "+f.Name))
+		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(f.Message))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// JUnit is JUnit XML: one testsuite per file checked, a failing testcase
+// per finding, a passing one for a clean file.
+type JUnit struct{}
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	File      string        `xml:"file,attr,omitempty"`
+	Line      int           `xml:"line,attr,omitempty"`
+	Failure   *junitFailure `xml:"failure"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+const repositoryName = "(repository)"
+
+// Report implements Reporter.
+func (JUnit) Report(w io.Writer, r *Result) error {
+	byPath := map[string][]engine.Finding{}
+	var order []string
+	add := func(p string) {
+		if _, ok := byPath[p]; !ok {
+			byPath[p] = nil
+			order = append(order, p)
+		}
+	}
+	for _, p := range r.Paths {
+		add(p)
+	}
+	for _, f := range r.Findings {
+		p := f.Path
+		if p == "" {
+			p = repositoryName
+		}
+		add(p)
+		byPath[p] = append(byPath[p], f)
+	}
+	out := junitSuites{Name: "buildgate"}
+	for _, p := range order {
+		s := junitSuite{Name: p}
+		for _, f := range byPath[p] {
+			name, where := f.Rule+" "+f.Name, p
+			if f.Pos.Line > 0 {
+				name += fmt.Sprintf(" at %d:%d", f.Pos.Line, f.Pos.Column)
+				where += fmt.Sprintf(":%d:%d", f.Pos.Line, f.Pos.Column)
+			}
+			s.Cases = append(s.Cases, junitCase{
+				Name:      name,
+				Classname: p,
+				File:      f.Path,
+				Line:      f.Pos.Line,
+				Failure: &junitFailure{
+					Message: f.Message,
+					Type:    f.Rule,
+					Text:    fmt.Sprintf("%s: %s: %s [%s %s]", where, f.Severity, f.Message, f.Rule, f.Name),
+				},
+			})
+			s.Failures++
+		}
+		if len(s.Cases) == 0 {
+			s.Cases = []junitCase{{Name: "buildgate", Classname: p, File: p}}
+		}
+		s.Tests = len(s.Cases)
+		out.Tests += s.Tests
+		out.Failures += s.Failures
+		out.Suites = append(out.Suites, s)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// Markdown is a summary and a table per file, for `buildkite-agent
+// annotate` and pull request comments.
+type Markdown struct{}
+
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", "<br>")
+}
+
+// Report implements Reporter.
+func (Markdown) Report(w io.Writer, r *Result) error {
+	var b strings.Builder
+	s := r.Summarize()
+	if s.Findings == 0 {
+		fmt.Fprintf(&b, "### buildgate: no findings in %s\n", plural(s.Files, "file"))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, "### buildgate: %s in %s (%s, %s, %s)\n",
+		plural(s.Findings, "finding"), plural(s.Files, "file"),
+		plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Notes, "note"))
+	current := "\x00"
+	for _, f := range r.Findings {
+		p := f.Path
+		if p == "" {
+			p = repositoryName
+		}
+		if p != current {
+			current = p
+			fmt.Fprintf(&b, "\n#### %s\n\n| severity | rule | line | message |\n|---|---|---|---|\n", mdCell(p))
+		}
+		fmt.Fprintf(&b, "| %s | %s %s | %d:%d | %s |\n", f.Severity, f.Rule, f.Name, f.Pos.Line, f.Pos.Column, mdCell(f.Message))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,357 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/loader"
+)
+
+// SARIF limits and names.
+const (
+	// MaxSARIFResults is GitHub code scanning's limit of results per run.
+	MaxSARIFResults = 25000
+	sarifSchema     = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+	srcRoot         = "%SRCROOT%"
+	fingerprintKey  = "buildgate/v1"
+	informationURI  = "https://github.com/buildgate/buildgate"
+)
+
+// SARIF is the SARIF 2.1.0 reporter, shaped for GitHub code scanning.
+type SARIF struct {
+	// HelpURIBase, when set, gives each rule a helpUri: the base with
+	// {id} replaced by the rule id, or base/<id>.md.
+	HelpURIBase string
+	// MaxResults caps the results (0: MaxSARIFResults).
+	MaxResults int
+}
+
+// VersionControl is where the checked-out repository stands.
+type VersionControl struct {
+	RepositoryURI string
+	RevisionID    string
+	Branch        string
+}
+
+// Notification is something about the run rather than a finding: a file
+// that could not be read, results that were cut.
+type Notification struct {
+	Level   string // error, warning, note
+	Message string
+	Path    string // optional
+}
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool                     sarifTool                `json:"tool"`
+	Invocations              []sarifInvocation        `json:"invocations"`
+	OriginalURIBaseIDs       map[string]sarifArtifact `json:"originalUriBaseIds"`
+	AutomationDetails        *sarifAutomation         `json:"automationDetails,omitempty"`
+	VersionControlProvenance []sarifVersionControl    `json:"versionControlProvenance,omitempty"`
+	ColumnKind               string                   `json:"columnKind"`
+	Results                  []sarifResult            `json:"results"`
+	Properties               map[string]any           `json:"properties,omitempty"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name            string      `json:"name"`
+	Version         string      `json:"version"`
+	SemanticVersion string      `json:"semanticVersion,omitempty"`
+	InformationURI  string      `json:"informationUri"`
+	Rules           []sarifRule `json:"rules"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown"`
+}
+
+type sarifRule struct {
+	ID                   string         `json:"id"`
+	Name                 string         `json:"name"`
+	ShortDescription     sarifText      `json:"shortDescription"`
+	FullDescription      sarifText      `json:"fullDescription"`
+	Help                 sarifHelp      `json:"help"`
+	HelpURI              string         `json:"helpUri,omitempty"`
+	DefaultConfiguration sarifRuleConf  `json:"defaultConfiguration"`
+	Properties           map[string]any `json:"properties"`
+}
+
+type sarifRuleConf struct {
+	Level string `json:"level"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+}
+
+type sarifNotification struct {
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations,omitempty"`
+}
+
+type sarifArtifact struct {
+	URI         string     `json:"uri,omitempty"`
+	URIBaseID   string     `json:"uriBaseId,omitempty"`
+	Description *sarifText `json:"description,omitempty"`
+}
+
+type sarifAutomation struct {
+	ID string `json:"id"`
+}
+
+type sarifVersionControl struct {
+	RepositoryURI string `json:"repositoryUri"`
+	RevisionID    string `json:"revisionId"`
+	Branch        string `json:"branch,omitempty"`
+}
+
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn"`
+	EndLine     int `json:"endLine"`
+	EndColumn   int `json:"endColumn"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           *sarifRegion  `json:"region,omitempty"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+type sarifResult struct {
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifText         `json:"message"`
+	Locations           []sarifLocation   `json:"locations"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Fixes               []sarifFix        `json:"fixes,omitempty"`
+}
+
+type sarifFix struct {
+	Description     sarifText             `json:"description"`
+	ArtifactChanges []sarifArtifactChange `json:"artifactChanges"`
+}
+
+type sarifArtifactChange struct {
+	ArtifactLocation sarifArtifact      `json:"artifactLocation"`
+	Replacements     []sarifReplacement `json:"replacements"`
+}
+
+type sarifReplacement struct {
+	DeletedRegion   sarifRegion `json:"deletedRegion"`
+	InsertedContent sarifText   `json:"insertedContent"`
+}
+
+var semverRe = regexp.MustCompile(`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`)
+
+// Report implements Reporter.
+func (s SARIF) Report(w io.Writer, r *Result) error {
+	run := sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{
+			Name:           r.Tool.Name,
+			Version:        r.Tool.Version,
+			InformationURI: informationURI,
+			Rules:          []sarifRule{},
+		}},
+		OriginalURIBaseIDs: map[string]sarifArtifact{
+			// No uri: the root's local path must not leave the machine.
+			srcRoot: {Description: &sarifText{Text: "The repository root; every uri is relative to it."}},
+		},
+		ColumnKind: "unicodeCodePoints",
+		Results:    []sarifResult{},
+	}
+	if m := semverRe.FindStringSubmatch(r.Tool.Version); m != nil {
+		run.Tool.Driver.SemanticVersion = m[1]
+	}
+	if r.Category != "" {
+		run.AutomationDetails = &sarifAutomation{ID: strings.TrimSuffix(r.Category, "/") + "/"}
+	}
+	run.Properties = map[string]any{}
+	if vc := r.VersionControl; vc != nil && vc.RevisionID != "" {
+		// SARIF requires a repositoryUri in versionControlProvenance; with
+		// no public remote the revision goes into the run's properties.
+		if vc.RepositoryURI != "" {
+			run.VersionControlProvenance = []sarifVersionControl{{RepositoryURI: vc.RepositoryURI, RevisionID: vc.RevisionID, Branch: vc.Branch}}
+		} else {
+			run.Properties["revisionId"] = vc.RevisionID
+		}
+	}
+	index := map[string]int{}
+	for _, rule := range r.Rules {
+		index[rule.ID] = len(run.Tool.Driver.Rules)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, s.rule(rule))
+	}
+	inv := sarifInvocation{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{}}
+	for _, n := range r.Notifications {
+		sn := sarifNotification{Level: n.Level, Message: sarifText{Text: n.Message}}
+		if n.Path != "" {
+			sn.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: artifact(n.Path)}}}
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sn)
+	}
+	limit := s.MaxResults
+	if limit <= 0 {
+		limit = MaxSARIFResults
+	}
+	findings := r.Findings
+	if len(findings) > limit {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
+			Level:   "warning",
+			Message: sarifText{Text: fmt.Sprintf("%d results, more than the %d a run may hold: only the first %d are reported", len(findings), limit, limit)},
+		})
+		run.Properties["resultsTruncated"] = true
+		run.Properties["resultsTotal"] = len(findings)
+		findings = findings[:limit]
+	}
+	run.Invocations = []sarifInvocation{inv}
+	if len(run.Properties) == 0 {
+		run.Properties = nil
+	}
+	fps := Fingerprints(r.Findings)
+	for i, f := range findings {
+		idx, ok := index[f.Rule]
+		if !ok {
+			return fmt.Errorf("sarif: finding of rule %s, which is not in the catalogue", f.Rule)
+		}
+		res := sarifResult{
+			RuleID:              f.Rule,
+			RuleIndex:           idx,
+			Level:               level(f.Severity),
+			Message:             sarifText{Text: f.Message},
+			PartialFingerprints: map[string]string{fingerprintKey: fps[i]},
+		}
+		loc := sarifPhysical{ArtifactLocation: artifact(f.Path)}
+		if f.Pos.Line > 0 {
+			loc.Region = region(f.Pos)
+		}
+		if f.Path == "" {
+			// A repository-level finding: GitHub needs a location, so the
+			// root's first line stands for the repository.
+			loc = sarifPhysical{ArtifactLocation: sarifArtifact{URI: ".", URIBaseID: srcRoot}, Region: region(loader.Pos{Line: 1, Column: 1})}
+		}
+		res.Locations = []sarifLocation{{PhysicalLocation: loc}}
+		if f.Fix != nil && f.Path != "" {
+			res.Fixes = []sarifFix{{
+				Description: sarifText{Text: f.Fix.Description},
+				ArtifactChanges: []sarifArtifactChange{{
+					ArtifactLocation: artifact(f.Path),
+					Replacements: []sarifReplacement{{
+						DeletedRegion:   *region(f.Fix.Pos),
+						InsertedContent: sarifText{Text: f.Fix.Replacement},
+					}},
+				}},
+			}}
+		}
+		run.Results = append(run.Results, res)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+func (s SARIF) rule(r engine.Rule) sarifRule {
+	full := r.Description
+	if full == "" {
+		full = r.Title
+	}
+	props := map[string]any{"tags": append([]string{}, r.Tags...)}
+	if r.Precision != "" {
+		props["precision"] = r.Precision
+	}
+	sr := sarifRule{
+		ID:                   r.ID,
+		Name:                 r.Name,
+		ShortDescription:     sarifText{Text: r.Title},
+		FullDescription:      sarifText{Text: oneLine(full)},
+		Help:                 sarifHelp{Text: RuleText(r), Markdown: RulePage(r)},
+		DefaultConfiguration: sarifRuleConf{Level: level(r.Severity)},
+		Properties:           props,
+	}
+	if base := strings.TrimSpace(s.HelpURIBase); base != "" {
+		if strings.Contains(base, "{id}") {
+			sr.HelpURI = strings.ReplaceAll(base, "{id}", r.ID)
+		} else {
+			sr.HelpURI = strings.TrimSuffix(base, "/") + "/" + r.ID + ".md"
+		}
+	}
+	return sr
+}
+
+func level(severity string) string {
+	switch severity {
+	case engine.SeverityError, engine.SeverityWarning, engine.SeverityNote:
+		return severity
+	}
+	return "none"
+}
+
+func artifact(path string) sarifArtifact {
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return sarifArtifact{URI: strings.Join(parts, "/"), URIBaseID: srcRoot}
+}
+
+func region(p loader.Pos) *sarifRegion {
+	r := &sarifRegion{StartLine: p.Line, StartColumn: p.Column, EndLine: p.EndLine, EndColumn: p.EndColumn}
+	if r.StartColumn < 1 {
+		r.StartColumn = 1
+	}
+	if r.EndLine < r.StartLine {
+		r.EndLine = r.StartLine
+	}
+	if r.EndColumn < 1 || (r.EndLine == r.StartLine && r.EndColumn < r.StartColumn) {
+		r.EndColumn = r.StartColumn
+	}
+	return r
+}
+
+// Fingerprints returns, for each finding in order, an identity that does
+// not depend on line numbers: a hash of the rule, the path and the
+// element's text with white space collapsed (the message when there is no
+// element), then ":" and the occurrence of that hash so far, so that two
+// identical elements in one file stay apart.
+func Fingerprints(fs []engine.Finding) []string {
+	seen := map[string]int{}
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		text := strings.Join(strings.Fields(f.Text), " ")
+		if text == "" {
+			text = strings.Join(strings.Fields(f.Message), " ")
+		}
+		sum := sha256.Sum256([]byte(f.Rule + "\x00" + f.Path + "\x00" + text))
+		h := hex.EncodeToString(sum[:16])
+		seen[h]++
+		out[i] = fmt.Sprintf("%s:%d", h, seen[h])
+	}
+	return out
+}
