@@ -45,8 +45,9 @@ type PathError struct {
 func (e *PathError) Error() string { return e.Arg + ": " + e.Msg }
 
 // Find returns the build files named by args (files or directories,
-// relative to the working directory or absolute) below root. A file named
-// explicitly is linted even when excluded; one no loader claims is an error.
+// relative to the working directory or absolute) below root. Excluded
+// files are left out even when named (pre-commit and CI pass changed files
+// by name); a named file no loader claims is an error.
 func Find(root string, args []string, opts Options) ([]File, error) {
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
@@ -75,6 +76,9 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 		}
 		if !st.IsDir() {
 			relSlash := filepath.ToSlash(rel)
+			if opts.Excluded != nil && opts.Excluded(relSlash) {
+				continue
+			}
 			k, ok, err := Detect(abs, relSlash)
 			if err != nil {
 				return nil, &PathError{arg, "cannot be read: " + errText(err)}

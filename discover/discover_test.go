@@ -44,8 +44,12 @@ func TestFind(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("found\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}
-	// A file named explicitly is linted even when excluded.
+	// An excluded file stays out even when named.
 	files, err = Find(dir, []string{filepath.Join(dir, "third_party/lib/Dockerfile")}, Options{Excluded: func(string) bool { return true }})
+	if err != nil || len(files) != 0 {
+		t.Errorf("excluded explicit file: %v %v", files, err)
+	}
+	files, err = Find(dir, []string{filepath.Join(dir, "third_party/lib/Dockerfile")}, Options{})
 	if err != nil || len(files) != 1 {
 		t.Errorf("explicit file: %v %v", files, err)
 	}

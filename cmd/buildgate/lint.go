@@ -30,13 +30,13 @@ type lintFlags struct {
 	maxSize     int64
 	helpURIBase string
 	category    string
+	noDefault   bool
 }
 
 // output is one report to write: a format and its file ("" for stdout).
 type output struct {
 	format string
 	file   string
-	rep    report.Reporter
 }
 
 func newLintCmd() *cobra.Command {
@@ -67,6 +67,7 @@ usage, configuration or policy error.`,
 	fl.StringArrayVar(&f.formats, "format", []string{"text"}, "output format, repeatable as FORMAT[=FILE]: "+strings.Join(report.FormatNames, ", "))
 	fl.StringVarP(&f.output, "output", "o", "", "write the report of the --format without =FILE to FILE instead of standard output")
 	fl.StringVar(&f.helpURIBase, "help-uri-base", "", "sarif: each rule's helpUri is this URL with {id} replaced by the rule id, or URL/<id>.md")
+	fl.BoolVar(&f.noDefault, "no-default-path", false, "without PATHs, check only the configured requirements files (for hooks that pass the changed files, and none when none changed)")
 	fl.StringVar(&f.category, "category", "buildgate", "sarif: automationDetails.id, which tells runs of one repository apart in code scanning")
 	fl.StringVar(&f.failOn, "fail-on", "error", "lowest severity that makes the exit status 1: error, warning, note or never")
 	fl.Int64Var(&f.maxSize, "max-file-size", loader.DefaultMaxFileSize, "files larger than this many bytes are not read (a BG001 finding instead)")
@@ -97,7 +98,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if err != nil {
 		return &exitError{code: exitUsage, msg: "policies: " + err.Error()}
 	}
-	if len(args) == 0 {
+	if len(args) == 0 && !f.noDefault {
 		// Without paths the whole repository is linted: the root when it
 		// was given, else the working directory (below the git top level).
 		args = []string{"."}
@@ -276,13 +277,4 @@ func useColor(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// action.yml is a valid composite action: the keys GitHub requires, every
+// run step with a shell, and every input it uses declared.
+func TestActionYAML(t *testing.T) {
+	raw, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Name        string `yaml:"name"`
+		Description string `yaml:"description"`
+		Inputs      map[string]struct {
+			Description string  `yaml:"description"`
+			Default     *string `yaml:"default"`
+		} `yaml:"inputs"`
+		Outputs map[string]struct {
+			Value string `yaml:"value"`
+		} `yaml:"outputs"`
+		Runs struct {
+			Using string `yaml:"using"`
+			Steps []struct {
+				ID    string            `yaml:"id"`
+				Name  string            `yaml:"name"`
+				Run   string            `yaml:"run"`
+				Shell string            `yaml:"shell"`
+				Uses  string            `yaml:"uses"`
+				With  map[string]string `yaml:"with"`
+				If    string            `yaml:"if"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	dec := yaml.NewDecoder(strings.NewReader(string(raw)))
+	dec.KnownFields(false)
+	if err := dec.Decode(&action); err != nil {
+		t.Fatal(err)
+	}
+	if action.Name == "" || action.Description == "" || action.Runs.Using != "composite" || len(action.Runs.Steps) == 0 {
+		t.Fatalf("action.yml: %+v", action)
+	}
+	for _, want := range []string{"paths", "config", "fail-on", "category"} {
+		if in, ok := action.Inputs[want]; !ok || in.Description == "" || in.Default == nil {
+			t.Errorf("input %s missing, undescribed or without a default", want)
+		}
+	}
+	uploads := false
+	for _, s := range action.Runs.Steps {
+		if s.Run != "" && s.Shell == "" {
+			t.Errorf("step %q runs without a shell", s.Name)
+		}
+		if s.Run != "" && strings.Contains(s.Run, "${{") {
+			t.Errorf("step %q puts an expression into a script (inputs go through env)", s.Name)
+		}
+		if strings.HasPrefix(s.Uses, "github/codeql-action/upload-sarif@") {
+			uploads = s.With["sarif_file"] != "" && s.With["category"] != ""
+		}
+	}
+	if !uploads {
+		t.Error("no upload-sarif step with sarif_file and category")
+	}
+	for _, m := range regexp.MustCompile(`inputs\.([a-z-]+)`).FindAllStringSubmatch(string(raw), -1) {
+		if _, ok := action.Inputs[m[1]]; !ok {
+			t.Errorf("uses undeclared input %s", m[1])
+		}
+	}
+	for _, m := range regexp.MustCompile(`steps\.([a-z-]+)\.outputs`).FindAllStringSubmatch(string(raw), -1) {
+		found := false
+		for _, s := range action.Runs.Steps {
+			found = found || s.ID == m[1]
+		}
+		if !found {
+			t.Errorf("refers to step %s, which has no such id", m[1])
+		}
+	}
+}
+
+type hook struct {
+	ID            string `yaml:"id"`
+	Name          string `yaml:"name"`
+	Entry         string `yaml:"entry"`
+	Language      string `yaml:"language"`
+	Files         string `yaml:"files"`
+	PassFilenames *bool  `yaml:"pass_filenames"`
+	AlwaysRun     bool   `yaml:"always_run"`
+}
+
+func readHooks(t *testing.T) []hook {
+	t.Helper()
+	raw, err := os.ReadFile("../../.pre-commit-hooks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hooks []hook
+	if err := yaml.Unmarshal(raw, &hooks); err != nil {
+		t.Fatal(err)
+	}
+	return hooks
+}
+
+// .pre-commit-hooks.yaml: a golang hook whose files pattern takes every
+// kind of build file and nothing else.
+func TestPreCommitHooks(t *testing.T) {
+	hooks := readHooks(t)
+	if len(hooks) != 1 {
+		t.Fatalf("%d hooks", len(hooks))
+	}
+	h := hooks[0]
+	if h.ID != "buildgate" || h.Language != "golang" || !strings.HasPrefix(h.Entry, "buildgate lint") || h.PassFilenames == nil || !*h.PassFilenames || !h.AlwaysRun {
+		t.Errorf("hook %+v", h)
+	}
+	re := regexp.MustCompile(h.Files)
+	for name, want := range map[string]bool{
+		"Dockerfile": true, "docker/Dockerfile.rocm": true, "docker/rocm.Dockerfile": true, "x/atom_release.dockerfile": true,
+		"docker/ci-rocm.hcl": true, "requirements/rocm.txt": true, "requirements/test/rocm.txt": true, "requirements-dev.txt": true,
+		"constraints.txt": true, ".buildkite/scripts/ci-bake-rocm.sh": true, "x.bash": true,
+		"README.md": false, "docs/notes.txt": false, "Dockerfile.d/x.md": false, "main.go": false, "ash": false,
+	} {
+		if re.MatchString(name) != want {
+			t.Errorf("files pattern on %s: %v", name, !want)
+		}
+	}
+}
+
+// What pre-commit does: run the hook's entry at the top level with the
+// staged files the pattern takes. Whole-repository rules must not fire
+// falsely on an unrelated change, and must not be skipped when the
+// configured requirements file changes or goes away.
+func TestPreCommitChangedFiles(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	h := readHooks(t)[0]
+	re := regexp.MustCompile(h.Files)
+	entry := strings.Fields(h.Entry)[1:]
+	dir := writeTree(t, map[string]string{
+		"requirements/rocm.txt": "numpy\nmooncake-transfer-engine-rocm >= 0.3.13\n",
+		"docker/Dockerfile":     "FROM base\nRUN pip install -r requirements/rocm.txt\n",
+		"ci/build.sh":           "#!/bin/bash\ndocker build -f docker/Dockerfile .\n",
+		"README.md":             "hello\n",
+	})
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	gitCmd(t, dir, "add", ".")
+	gitCmd(t, dir, "commit", "-q", "-m", "init")
+	hookRun := func(change func()) result {
+		change()
+		gitCmd(t, dir, "add", "-A")
+		var files []string
+		for _, f := range strings.Fields(gitCmd(t, dir, "diff", "--cached", "--name-only", "--diff-filter=d")) {
+			if re.MatchString(f) {
+				files = append(files, f)
+			}
+		}
+		// always_run: the hook runs even when no file matches.
+		r := runBin(t, dir, append(entry, files...)...)
+		gitCmd(t, dir, "commit", "-q", "--allow-empty", "-m", "step")
+		return r
+	}
+	write := func(name, content string) func() {
+		return func() {
+			if err := os.WriteFile(dir+"/"+name, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	steps := []struct {
+		name   string
+		change func()
+		code   int
+		want   string
+	}{
+		{"unrelated script change: no false BG201", write("ci/build.sh", "#!/bin/bash\necho building\n"), 0, "2 files checked, 0 findings"},
+		{"only README: only the pin is checked", write("README.md", "changed\n"), 0, "1 file checked, 0 findings"},
+		{"the pin dropped", write("requirements/rocm.txt", "numpy\n"), 1, "requirements/rocm.txt:1:1: error: requirements/rocm.txt does not require"},
+		{"a Dockerfile change while the pin is gone: still reported", write("docker/Dockerfile", "FROM base\n"), 1, "[BG201 wheel-pin-missing]"},
+		{"the pin back, too low", write("requirements/rocm.txt", "mooncake-transfer-engine-rocm>0.3.12\n"), 1, "[BG202 wheel-pin-too-low]"},
+		{"the file deleted", func() { os.Remove(dir + "/requirements/rocm.txt") }, 1, "requirements/rocm.txt does not exist"},
+		{"a source build added in a script", write("ci/build.sh", "#!/bin/bash\ngit clone https://github.com/kvcache-ai/Mooncake.git\n"), 1, "ci/build.sh:2:1: error:"},
+	}
+	for _, s := range steps {
+		r := hookRun(s.change)
+		if r.code != s.code || !strings.Contains(r.stdout, s.want) {
+			t.Errorf("%s: exit %d\nstdout: %s\nstderr: %s\nwant exit %d and %q", s.name, r.code, r.stdout, r.stderr, s.code, s.want)
+		}
+	}
+}
