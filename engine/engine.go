@@ -8,13 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/buildgate/buildgate/loader"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
 )
 
 // RulesRoot is the package prefix under which rules live: every package
@@ -43,10 +46,12 @@ func SeverityRank(s string) int {
 
 var setSeverity = map[string]string{"deny": SeverityError, "warn": SeverityWarning, "info": SeverityNote}
 
-// Module is one Rego source file. Name is how messages refer to it.
+// Module is one Rego source file. Name is how messages refer to it; Pack
+// is the policy directory it came from ("" for the built-in pack).
 type Module struct {
 	Name string
 	Src  string
+	Pack string
 }
 
 // Rule is a rule as its METADATA describes it.
@@ -60,6 +65,8 @@ type Rule struct {
 	Precision   string   `json:"precision,omitempty"`
 	Package     string   `json:"package"`
 	File        string   `json:"file"`
+	// Pack is the --policy directory of a user rule, "" for a built-in one.
+	Pack string `json:"pack,omitempty"`
 	// Doc is the rule's hand-written page (Markdown) when it has one: the
 	// .md file beside its policy.
 	Doc  string `json:"-"`
@@ -83,16 +90,24 @@ type Finding struct {
 	Path     string     `json:"path"`
 	Pos      loader.Pos `json:"pos"`
 	// Text is the element's source text as the rule saw it, for stable
-	// fingerprints; Fix is optional.
+	// fingerprints (from the finding's text, else its loc's); Fix is
+	// optional.
 	Text string `json:"text,omitempty"`
 	Fix  *Fix   `json:"fix,omitempty"`
 }
 
-// Engine holds compiled policies and one prepared query over all rules.
+// Engine holds compiled policies and their prepared queries: one for the
+// built-in pack, one per user rule package, so that a timeout can name the
+// query that ran out of time.
 type Engine struct {
 	compiler *ast.Compiler
 	rules    []Rule
-	query    rego.PreparedEvalQuery
+	queries  []query
+}
+
+type query struct {
+	name     string // the rule sets it evaluates, for messages
+	prepared rego.PreparedEvalQuery
 	bindings []binding
 }
 
@@ -102,10 +117,52 @@ type binding struct {
 	v    string
 }
 
+// Options are what a compilation needs besides the modules.
+type Options struct {
+	// Version is what opa.runtime() reports.
+	Version string
+	// Data is available to policies as data.buildgate.data (--data).
+	Data any
+}
+
+// TimeoutError is an evaluation that ran out of time.
+type TimeoutError struct {
+	Query string
+	Err   error
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("evaluating %s did not finish in time (--timeout): %v", e.Query, e.Err)
+}
+
+func (e *TimeoutError) Unwrap() error { return e.Err }
+
 // CompileError lists what was wrong with the policies, each as file:line.
 type CompileError struct{ Errors []string }
 
 func (e *CompileError) Error() string { return strings.Join(e.Errors, "\n") }
+
+// ModulesFromDir reads every .rego file below a user's policy directory;
+// test files only when tests is set. Names are paths as the user gave the
+// directory, so that messages point where they look.
+func ModulesFromDir(dir string, tests bool) ([]Module, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--policy %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("--policy %s: not a directory", dir)
+	}
+	mods, err := ModulesFromFS(os.DirFS(dir), ".", tests)
+	if err != nil {
+		return nil, fmt.Errorf("--policy %s: %w", dir, err)
+	}
+	for i := range mods {
+		mods[i].Name = path.Join(filepath.ToSlash(dir), mods[i].Name)
+		mods[i].Pack = dir
+	}
+	return mods, nil
+}
 
 // ModulesFromFS reads every .rego file below dir in fsys; test files
 // (_test.rego) only when tests is set.
@@ -158,39 +215,69 @@ func Runtime(version string) *ast.Term {
 	return ast.ObjectTerm(ast.Item(ast.StringTerm("version"), ast.StringTerm(version)))
 }
 
-// Compile parses and compiles modules in strict mode and prepares the query
-// that evaluates every rule.
+// Compile is CompileWith with only a version.
 func Compile(ctx context.Context, mods []Module, version string) (*Engine, error) {
+	return CompileWith(ctx, mods, Options{Version: version})
+}
+
+// CompileWith parses and compiles modules in strict mode, refusing what
+// the sandbox withholds, and prepares the queries that evaluate the rules.
+func CompileWith(ctx context.Context, mods []Module, o Options) (*Engine, error) {
 	c, err := compileModules(mods)
 	if err != nil {
 		return nil, err
 	}
-	rules, err := collectRules(c)
+	rules, err := collectRules(c, mods)
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{compiler: c, rules: rules}
-	var exprs []string
+	data := map[string]any{}
+	if o.Data != nil {
+		data["buildgate"] = map[string]any{"data": o.Data}
+	}
+	groups := map[string]*query{}
+	var order []string
 	for i, r := range rules {
+		key := "\x00builtin"
+		if r.Pack != "" {
+			key = r.Package
+		}
+		q := groups[key]
+		if q == nil {
+			q = &query{}
+			groups[key] = q
+			order = append(order, key)
+		}
 		for _, s := range r.sets {
-			v := fmt.Sprintf("r%d", len(e.bindings))
-			e.bindings = append(e.bindings, binding{rule: i, set: s, v: v})
-			exprs = append(exprs, fmt.Sprintf("%s = data.%s.%s", v, r.Package, s))
+			q.bindings = append(q.bindings, binding{rule: i, set: s, v: fmt.Sprintf("r%d", len(q.bindings))})
 		}
 	}
-	if len(exprs) == 0 {
-		return e, nil
+	for _, key := range order {
+		q := groups[key]
+		var exprs, names []string
+		for _, b := range q.bindings {
+			ref := fmt.Sprintf("data.%s.%s", rules[b.rule].Package, b.set)
+			exprs = append(exprs, b.v+" = "+ref)
+			names = append(names, ref)
+		}
+		q.name = strings.Join(names, ", ")
+		if key == "\x00builtin" {
+			q.name = "the built-in pack (" + q.name + ")"
+		}
+		pq, err := rego.New(
+			rego.Compiler(c),
+			rego.Store(inmem.NewFromObject(data)),
+			rego.Query(strings.Join(exprs, "; ")),
+			rego.Runtime(Runtime(o.Version)),
+			rego.StrictBuiltinErrors(true),
+		).PrepareForEval(ctx)
+		if err != nil {
+			return nil, &CompileError{Errors: []string{err.Error()}}
+		}
+		q.prepared = pq
+		e.queries = append(e.queries, *q)
 	}
-	pq, err := rego.New(
-		rego.Compiler(c),
-		rego.Query(strings.Join(exprs, "; ")),
-		rego.Runtime(Runtime(version)),
-		rego.StrictBuiltinErrors(true),
-	).PrepareForEval(ctx)
-	if err != nil {
-		return nil, &CompileError{Errors: []string{err.Error()}}
-	}
-	e.query = pq
 	return e, nil
 }
 
@@ -230,6 +317,9 @@ func compileModules(mods []Module) (*ast.Compiler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if errs := Sandbox(parsed); len(errs) > 0 {
+		return nil, &CompileError{Errors: errs}
+	}
 	c := NewCompiler()
 	c.Compile(parsed)
 	if c.Failed() {
@@ -257,7 +347,11 @@ func formatASTErrors(err error) []string {
 
 // collectRules finds every package under RulesRoot with a deny, warn or
 // info set and reads its package METADATA.
-func collectRules(c *ast.Compiler) ([]Rule, error) {
+func collectRules(c *ast.Compiler, mods []Module) ([]Rule, error) {
+	packOf := map[string]string{}
+	for _, m := range mods {
+		packOf[m.Name] = m.Pack
+	}
 	byPkg := map[string]*Rule{}
 	var order []string
 	for _, name := range sortedKeys(c.Modules) {
@@ -269,7 +363,7 @@ func collectRules(c *ast.Compiler) ([]Rule, error) {
 		r := byPkg[pkg]
 		if r == nil {
 			last := pkg[strings.LastIndex(pkg, ".")+1:]
-			r = &Rule{ID: last, Name: strings.ReplaceAll(last, "_", "-"), Package: pkg, File: name}
+			r = &Rule{ID: last, Name: strings.ReplaceAll(last, "_", "-"), Package: pkg, File: name, Pack: packOf[name]}
 			byPkg[pkg] = r
 			order = append(order, pkg)
 		}
@@ -372,6 +466,16 @@ func (e *Engine) AttachDocs(fsys fs.FS) {
 	}
 }
 
+// SetDoc sets the page of a rule (for user rules, whose pages are files
+// beside their policies).
+func (e *Engine) SetDoc(id, doc string) {
+	for i := range e.rules {
+		if e.rules[i].ID == id {
+			e.rules[i].Doc = doc
+		}
+	}
+}
+
 // Rules is the catalogue, sorted by id.
 func (e *Engine) Rules() []Rule { return append([]Rule(nil), e.rules...) }
 
@@ -385,9 +489,10 @@ type Input struct {
 }
 
 // Eval runs every rule once over the whole input and returns the findings,
-// sorted by path, position and rule.
+// sorted by path, position and rule. A finding that gives an element (loc)
+// but no path is placed in the document that holds the element.
 func (e *Engine) Eval(ctx context.Context, in Input) ([]Finding, error) {
-	if len(e.bindings) == 0 {
+	if len(e.queries) == 0 {
 		return nil, nil
 	}
 	if in.Documents == nil {
@@ -397,57 +502,117 @@ func (e *Engine) Eval(ctx context.Context, in Input) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("input: %w", err)
 	}
-	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(val))
-	if err != nil {
-		return nil, err
-	}
-	if len(rs) == 0 {
-		return nil, nil
-	}
 	var out []Finding
-	for _, b := range e.bindings {
-		r := e.rules[b.rule]
-		items, _ := rs[0].Bindings[b.v].([]any)
-		for _, item := range items {
-			f, err := toFinding(r, b.set, item)
-			if err != nil {
-				return nil, err
+	for _, q := range e.queries {
+		rs, err := q.prepared.Eval(ctx, rego.EvalParsedInput(val))
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, &TimeoutError{Query: q.name, Err: ctx.Err()}
 			}
-			out = append(out, f)
+			return nil, err
+		}
+		if len(rs) == 0 {
+			continue
+		}
+		for _, b := range q.bindings {
+			r := e.rules[b.rule]
+			items, _ := rs[0].Bindings[b.v].([]any)
+			for _, item := range items {
+				f, loc, err := toFinding(r, b.set, item)
+				if err != nil {
+					return nil, err
+				}
+				if f.Path == "" && loc != nil {
+					f.Path = pathOf(val, loc)
+				}
+				out = append(out, f)
+			}
 		}
 	}
 	SortFindings(out)
 	return out, nil
 }
 
-func toFinding(r Rule, set string, item any) (Finding, error) {
+// pathOf finds the document that holds an element: the first whose value
+// contains it (an element carries its position, so the match is exact
+// unless two documents hold identical elements at identical positions).
+func pathOf(input ast.Value, loc any) string {
+	want, err := ast.InterfaceToValue(loc)
+	if err != nil {
+		return ""
+	}
+	docs, ok := input.(ast.Object).Get(ast.StringTerm("documents")).Value.(*ast.Array)
+	if !ok {
+		return ""
+	}
+	found := ""
+	docs.Until(func(doc *ast.Term) bool {
+		if holds(doc.Value, want) {
+			if p, ok := doc.Value.(ast.Object).Get(ast.StringTerm("path")).Value.(ast.String); ok {
+				found = string(p)
+			}
+			return true
+		}
+		return false
+	})
+	return found
+}
+
+func holds(v, want ast.Value) bool {
+	switch x := v.(type) {
+	case ast.Object:
+		if x.Compare(want) == 0 {
+			return true
+		}
+		hit := false
+		x.Until(func(_, t *ast.Term) bool {
+			hit = holds(t.Value, want)
+			return hit
+		})
+		return hit
+	case *ast.Array:
+		hit := false
+		x.Until(func(t *ast.Term) bool {
+			hit = holds(t.Value, want)
+			return hit
+		})
+		return hit
+	}
+	return false
+}
+
+func toFinding(r Rule, set string, item any) (Finding, any, error) {
 	f := Finding{Rule: r.ID, Name: r.Name, Severity: r.Severity}
 	if r.Severity == "" {
 		f.Severity = setSeverity[set]
 	}
+	var loc any
 	switch v := item.(type) {
 	case string:
 		f.Message = v
-		return f, nil
+		return f, nil, nil
 	case map[string]any:
 		msg, ok := v["msg"].(string)
 		if !ok {
-			return f, fmt.Errorf("%s: rule %s: a finding needs a string msg, got %v", r.File, r.ID, item)
+			return f, nil, fmt.Errorf("%s: rule %s: a finding needs a string msg, got %v", r.File, r.ID, item)
 		}
 		f.Message = msg
 		f.Path, _ = v["path"].(string)
 		f.Text, _ = v["text"].(string)
 		pos := v["pos"]
-		if loc, ok := v["loc"].(map[string]any); ok && pos == nil {
-			pos = loc["pos"]
-			if f.Path == "" {
-				f.Path, _ = loc["path"].(string)
+		if l, ok := v["loc"].(map[string]any); ok {
+			loc = l
+			if pos == nil {
+				pos = l["pos"]
+			}
+			if f.Text == "" {
+				f.Text, _ = l["text"].(string)
 			}
 		}
 		if pos != nil {
 			p, err := toPos(pos)
 			if err != nil {
-				return f, fmt.Errorf("%s: rule %s: %w", r.File, r.ID, err)
+				return f, nil, fmt.Errorf("%s: rule %s: %w", r.File, r.ID, err)
 			}
 			f.Pos = p
 		}
@@ -460,9 +625,9 @@ func toFinding(r Rule, set string, item any) (Finding, error) {
 			}
 			f.Fix = fix
 		}
-		return f, nil
+		return f, loc, nil
 	}
-	return f, fmt.Errorf("%s: rule %s: a finding must be a string or an object with msg, got %v", r.File, r.ID, item)
+	return f, nil, fmt.Errorf("%s: rule %s: a finding must be a string or an object with msg, got %v", r.File, r.ID, item)
 }
 
 func toPos(v any) (loader.Pos, error) {

@@ -41,12 +41,27 @@ func TestNetworkBuiltinsRefused(t *testing.T) {
 	}
 }
 
+func TestSandbox(t *testing.T) {
+	for _, tt := range []struct{ body, want string }{
+		{"r := http.send({\"method\": \"get\", \"url\": \"http://x\"})\n\tr", "p/rule.rego:4:7: http.send is not allowed: policies run without network access"},
+		{"r := net.lookup_ip_addr(\"example.com\")\n\tr", "p/rule.rego:4:7: net.lookup_ip_addr is not allowed"},
+		{"opa.runtime().env.HOME", "p/rule.rego:4:2: opa.runtime().env is not available: policies run without the environment"},
+		{"rt := opa.runtime()\n\trt.env.HOME", "p/rule.rego:5:2: opa.runtime().env is not available"},
+		{"rt := opa.runtime()\n\tobject.get(rt, \"env\", {})", "p/rule.rego:5:2: opa.runtime().env is not available"},
+	} {
+		_, err := compile(t, "package buildgate.rules.x\n\ndeny contains \"x\" if {\n\t"+tt.body+"\n}\n")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.body, err, tt.want)
+		}
+	}
+}
+
 func TestRuntimeHasNoEnvironment(t *testing.T) {
 	fs := evalFindings(t, `package buildgate.rules.x
 
 deny contains msg if {
 	rt := opa.runtime()
-	not rt.env
+	object.keys(rt) == {"version"}
 	rt.version == "1.2.3"
 	msg := "no env"
 }

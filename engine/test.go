@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/cover"
 	"github.com/open-policy-agent/opa/v1/tester"
 )
 
@@ -17,35 +20,84 @@ type TestResult struct {
 	Row     int
 	Fail    bool
 	Error   error
+	Output  string // what print() wrote
 	Elapsed time.Duration
 }
 
+// Coverage is line coverage of the policy files (tests excluded).
+type Coverage struct {
+	Files   map[string]FileCoverage
+	Covered int
+	Total   int
+}
+
+// FileCoverage is one file's line coverage.
+type FileCoverage struct {
+	Covered    int
+	NotCovered int
+	// NotCoveredRanges are the line ranges no test reached.
+	NotCoveredRanges [][2]int
+}
+
+// Percent is the covered share of lines, 100 when there is nothing to cover.
+func (c FileCoverage) Percent() float64 { return percent(c.Covered, c.Covered+c.NotCovered) }
+
+// Percent is the covered share of all lines.
+func (c Coverage) Percent() float64 { return percent(c.Covered, c.Total) }
+
+func percent(n, total int) float64 {
+	if total == 0 {
+		return 100
+	}
+	return 100 * float64(n) / float64(total)
+}
+
+// TestOptions configure a test run.
+type TestOptions struct {
+	Version  string
+	Coverage bool
+	Timeout  time.Duration // per test; 0: a minute
+}
+
 // RunTests runs the test_ rules of mods (policies and their _test.rego
-// files) with the same compiler settings and builtins as a lint run.
-func RunTests(ctx context.Context, mods []Module, version string) ([]TestResult, error) {
+// files) with the same compiler settings, sandbox and builtins as a lint
+// run, and measures coverage when asked.
+func RunTests(ctx context.Context, mods []Module, o TestOptions) ([]TestResult, *Coverage, error) {
 	parsed, err := ParseModules(mods)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if errs := Sandbox(parsed); len(errs) > 0 {
+		return nil, nil, &CompileError{Errors: errs}
+	}
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = time.Minute
 	}
 	c := NewCompiler().WithEnablePrintStatements(true)
 	runner := tester.NewRunner().
 		SetCompiler(c).
 		SetModules(parsed).
-		SetRuntime(Runtime(version)).
+		SetRuntime(Runtime(o.Version)).
 		CapturePrintOutput(true).
-		SetTimeout(time.Minute)
+		SetTimeout(timeout)
+	var cov *cover.Cover
+	if o.Coverage {
+		cov = cover.New()
+		runner.SetCoverageQueryTracer(cov)
+	}
 	ch, err := runner.RunTests(ctx, nil)
 	if err != nil {
-		return nil, &CompileError{Errors: formatASTErrors(err)}
+		return nil, nil, &CompileError{Errors: formatASTErrors(err)}
 	}
 	var out []TestResult
 	for r := range ch {
-		tr := TestResult{Package: r.Package, Name: r.Name, Fail: r.Fail, Error: r.Error, Elapsed: r.Duration}
+		tr := TestResult{Package: r.Package, Name: r.Name, Fail: r.Fail, Error: r.Error, Elapsed: r.Duration, Output: string(r.Output)}
 		if r.Location != nil {
 			tr.File, tr.Row = r.Location.File, r.Location.Row
 		}
 		if r.Error != nil && tr.File == "" {
-			return nil, &CompileError{Errors: formatASTErrors(r.Error)}
+			return nil, nil, &CompileError{Errors: formatASTErrors(r.Error)}
 		}
 		out = append(out, tr)
 	}
@@ -55,7 +107,30 @@ func RunTests(ctx context.Context, mods []Module, version string) ([]TestResult,
 		}
 		return out[i].Row < out[j].Row
 	})
-	return out, nil
+	if cov == nil {
+		return out, nil, nil
+	}
+	policiesOnly := map[string]*ast.Module{}
+	for name, m := range parsed {
+		if !strings.HasSuffix(name, "_test.rego") {
+			policiesOnly[name] = m
+		}
+	}
+	rep := cov.Report(policiesOnly)
+	res := &Coverage{Files: map[string]FileCoverage{}}
+	for name := range policiesOnly {
+		fc := FileCoverage{}
+		if fr, ok := rep.Files[name]; ok && fr != nil {
+			fc.Covered, fc.NotCovered = fr.CoveredLines, fr.NotCoveredLines
+			for _, rg := range fr.NotCovered {
+				fc.NotCoveredRanges = append(fc.NotCoveredRanges, [2]int{rg.Start.Row, rg.End.Row})
+			}
+		}
+		res.Files[name] = fc
+		res.Covered += fc.Covered
+		res.Total += fc.Covered + fc.NotCovered
+	}
+	return out, res, nil
 }
 
 func (t TestResult) String() string {

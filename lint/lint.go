@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/buildgate/buildgate/config"
 	"github.com/buildgate/buildgate/discover"
@@ -24,6 +25,8 @@ type Options struct {
 	Config      *config.Config
 	Engine      *engine.Engine
 	MaxFileSize int64
+	// Timeout bounds the evaluation of the policies (0: none).
+	Timeout time.Duration
 }
 
 // Outcome is what a run found.
@@ -57,8 +60,18 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	findings, err := o.Engine.Eval(ctx, engine.Input{Documents: docs, Config: o.Config.PolicyInput()})
+	evalCtx := ctx
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		evalCtx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	findings, err := o.Engine.Eval(evalCtx, engine.Input{Documents: docs, Config: o.Config.PolicyInput()})
 	if err != nil {
+		var te *engine.TimeoutError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%s did not finish within --timeout %s", te.Query, o.Timeout)
+		}
 		return nil, fmt.Errorf("evaluating policies: %w", err)
 	}
 	paths := make([]string, len(docs))

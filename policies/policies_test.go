@@ -26,7 +26,7 @@ func TestRego(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, err := engine.RunTests(context.Background(), mods, "test")
+	results, _, err := engine.RunTests(context.Background(), mods, engine.TestOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,10 +112,9 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 	for _, p := range order {
 		s := junitSuite{Name: p}
 		for _, f := range byPath[p] {
-			name, where := f.Rule+" "+f.Name, p
+			name, where := f.Rule+" "+f.Name, Where(f)
 			if f.Pos.Line > 0 {
 				name += fmt.Sprintf(" at %d:%d", f.Pos.Line, f.Pos.Column)
-				where += fmt.Sprintf(":%d:%d", f.Pos.Line, f.Pos.Column)
 			}
 			s.Cases = append(s.Cases, junitCase{
 				Name:      name,

@@ -107,7 +107,7 @@ func (t Text) Report(w io.Writer, r *Result) error {
 		if t.Color {
 			sev = colors[f.Severity] + sev + "\x1b[0m"
 		}
-		fmt.Fprintf(&b, "%s:%d:%d: %s: %s [%s %s]\n", f.Path, f.Pos.Line, f.Pos.Column, sev, oneLine(f.Message), f.Rule, f.Name)
+		fmt.Fprintf(&b, "%s: %s: %s [%s %s]\n", Where(f), sev, oneLine(f.Message), f.Rule, f.Name)
 	}
 	s := r.Summarize()
 	fmt.Fprintf(&b, "%s checked, %s: %s, %s, %s\n",
@@ -115,6 +115,18 @@ func (t Text) Report(w io.Writer, r *Result) error {
 		plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Notes, "note"))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Where is a finding's place as gcc prints it: path:line:col, the path
+// alone for a file-level finding, (repository) for one about no file.
+func Where(f engine.Finding) string {
+	switch {
+	case f.Path == "":
+		return repositoryName
+	case f.Pos.Line == 0:
+		return f.Path
+	}
+	return fmt.Sprintf("%s:%d:%d", f.Path, f.Pos.Line, f.Pos.Column)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

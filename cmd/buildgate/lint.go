@@ -9,13 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/buildgate/buildgate/config"
 	"github.com/buildgate/buildgate/discover"
 	"github.com/buildgate/buildgate/engine"
 	"github.com/buildgate/buildgate/lint"
 	"github.com/buildgate/buildgate/loader"
-	"github.com/buildgate/buildgate/policies"
 	"github.com/buildgate/buildgate/report"
 	"github.com/buildgate/buildgate/vcs"
 	"github.com/spf13/cobra"
@@ -31,6 +31,8 @@ type lintFlags struct {
 	helpURIBase string
 	category    string
 	noDefault   bool
+	policy      policyFlags
+	timeout     time.Duration
 }
 
 // output is one report to write: a format and its file ("" for stdout).
@@ -67,6 +69,8 @@ usage, configuration or policy error.`,
 	fl.StringArrayVar(&f.formats, "format", []string{"text"}, "output format, repeatable as FORMAT[=FILE]: "+strings.Join(report.FormatNames, ", "))
 	fl.StringVarP(&f.output, "output", "o", "", "write the report of the --format without =FILE to FILE instead of standard output")
 	fl.StringVar(&f.helpURIBase, "help-uri-base", "", "sarif: each rule's helpUri is this URL with {id} replaced by the rule id, or URL/<id>.md")
+	f.policy.register(fl)
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "time limit for evaluating the policies; past it the run stops with exit 2 naming the query")
 	fl.BoolVar(&f.noDefault, "no-default-path", false, "without PATHs, check only the configured requirements files (for hooks that pass the changed files, and none when none changed)")
 	fl.StringVar(&f.category, "category", "buildgate", "sarif: automationDetails.id, which tells runs of one repository apart in code scanning")
 	fl.StringVar(&f.failOn, "fail-on", "error", "lowest severity that makes the exit status 1: error, warning, note or never")
@@ -94,9 +98,9 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	eng, err := builtinEngine(ctx)
+	eng, err := f.policy.engine(ctx)
 	if err != nil {
-		return &exitError{code: exitUsage, msg: "policies: " + err.Error()}
+		return err
 	}
 	if len(args) == 0 && !f.noDefault {
 		// Without paths the whole repository is linted: the root when it
@@ -106,7 +110,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 			args = []string{root}
 		}
 	}
-	out, err := lint.Run(ctx, lint.Options{Root: root, Paths: args, Config: cfg, Engine: eng, MaxFileSize: f.maxSize})
+	out, err := lint.Run(ctx, lint.Options{Root: root, Paths: args, Config: cfg, Engine: eng, MaxFileSize: f.maxSize, Timeout: f.timeout})
 	if err != nil {
 		var pe *discover.PathError
 		var ce *config.Error
@@ -250,19 +254,6 @@ func loadConfig(root, flag string) (*config.Config, error) {
 		return config.LoadAs(p, config.FileName)
 	}
 	return config.Default(), nil
-}
-
-func builtinEngine(ctx context.Context) (*engine.Engine, error) {
-	mods, err := engine.ModulesFromFS(policies.FS, ".", false)
-	if err != nil {
-		return nil, err
-	}
-	e, err := engine.Compile(ctx, mods, Version())
-	if err != nil {
-		return nil, err
-	}
-	e.AttachDocs(policies.FS)
-	return e, nil
 }
 
 // useColor: colour only on a terminal, and never with NO_COLOR set to

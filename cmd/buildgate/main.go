@@ -41,7 +41,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, msg: err.Error()}
 	})
-	root.AddCommand(newLintCmd(), newRulesCmd(), newParseCmd(), newVersionCmd())
+	root.AddCommand(newLintCmd(), newRulesCmd(), newVerifyCmd(), newParseCmd(), newVersionCmd())
 	return root
 }
 

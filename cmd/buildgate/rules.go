@@ -10,14 +10,15 @@ import (
 
 func newRulesCmd() *cobra.Command {
 	var format string
+	var pf policyFlags
 	cmd := &cobra.Command{
 		Use:   "rules",
-		Short: "List the rules: id, default severity, name and title",
+		Short: "List the rules: id, default severity, name and title (built-in and --policy)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			eng, err := builtinEngine(cmd.Context())
+			eng, err := pf.engine(cmd.Context())
 			if err != nil {
-				return &exitError{code: exitUsage, msg: "policies: " + err.Error()}
+				return err
 			}
 			rules := eng.Rules()
 			w := cmd.OutOrStdout()
@@ -38,5 +39,6 @@ func newRulesCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "text or json (with descriptions)")
+	pf.register(cmd.Flags())
 	return cmd
 }

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/policies"
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+)
+
+// policyFlags are the flags that choose policies: the built-in pack plus
+// --policy directories, and --data for them.
+type policyFlags struct {
+	dirs []string
+	data string
+}
+
+func (p *policyFlags) register(fl *pflag.FlagSet) {
+	fl.StringArrayVar(&p.dirs, "policy", nil, "directory of your own Rego policies (packages under buildgate.rules.), repeatable")
+	fl.StringVar(&p.data, "data", "", "JSON or YAML file your policies read as data.buildgate.data")
+}
+
+// modules are the built-in pack's modules and those of every --policy
+// directory; tests only when asked.
+func (p *policyFlags) modules(tests bool) ([]engine.Module, error) {
+	mods, err := engine.ModulesFromFS(policies.FS, ".", tests)
+	if err != nil {
+		return nil, err
+	}
+	for _, dir := range p.dirs {
+		user, err := engine.ModulesFromDir(dir, tests)
+		if err != nil {
+			return nil, usageErr("%s", errText(err))
+		}
+		if len(user) == 0 {
+			return nil, usageErr("--policy %s: no .rego files", dir)
+		}
+		mods = append(mods, user...)
+	}
+	return mods, nil
+}
+
+// engine compiles the policies; every failure is exit 2 with file:line.
+func (p *policyFlags) engine(ctx context.Context) (*engine.Engine, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	mods, err := p.modules(false)
+	if err != nil {
+		return nil, err
+	}
+	data, err := p.readData()
+	if err != nil {
+		return nil, err
+	}
+	e, err := engine.CompileWith(ctx, mods, engine.Options{Version: Version(), Data: data})
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: "policies:\n" + err.Error()}
+	}
+	e.AttachDocs(policies.FS)
+	// A user rule's page is the .md file beside its policy, if any.
+	for _, r := range e.Rules() {
+		if r.Pack == "" {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.FromSlash(strings.TrimSuffix(r.File, ".rego") + ".md")); err == nil {
+			e.SetDoc(r.ID, string(b))
+		}
+	}
+	return e, nil
+}
+
+func (p *policyFlags) readData() (any, error) {
+	if p.data == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(p.data)
+	if err != nil {
+		return nil, usageErr("--data %s: %s", p.data, errText(err))
+	}
+	var v any
+	if strings.HasSuffix(strings.ToLower(p.data), ".json") {
+		if err := json.Unmarshal(b, &v); err != nil {
+			return nil, usageErr("--data %s: %v", p.data, err)
+		}
+		return v, nil
+	}
+	if err := yaml.Unmarshal(b, &v); err != nil {
+		return nil, usageErr("--data %s: %v", p.data, err)
+	}
+	return normalizeYAML(v), nil
+}
+
+// normalizeYAML turns the map[any]any YAML may produce for odd keys into
+// the string-keyed maps Rego needs.
+func normalizeYAML(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeYAML(e)
+		}
+		return x
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = normalizeYAML(e)
+		}
+		return m
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeYAML(e)
+		}
+	}
+	return v
+}

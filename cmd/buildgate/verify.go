@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/buildgate/buildgate/engine"
+	"github.com/spf13/cobra"
+)
+
+func newVerifyCmd() *cobra.Command {
+	var pf policyFlags
+	var coverage, verbose bool
+	var threshold float64
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "verify [--policy DIR]... [--coverage] [--threshold N]",
+		Short: "Run the Rego tests (_test.rego) of the built-in pack and of your policies",
+		Long: `Verify runs every test_ rule of the built-in pack and of each --policy
+directory with OPA's test runner, under the same compiler, sandbox and
+builtins as lint. With --coverage it prints line coverage per policy file
+and in total (test files are not counted).
+
+Exit status: 0 when every test passes (and coverage reaches --threshold),
+1 when a test fails or coverage is under the threshold, 2 when a policy
+does not compile.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			mods, err := pf.modules(true)
+			if err != nil {
+				return err
+			}
+			results, cov, err := engine.RunTests(cmd.Context(), mods, engine.TestOptions{
+				Version: Version(), Coverage: coverage || threshold > 0, Timeout: timeout,
+			})
+			if err != nil {
+				return &exitError{code: exitUsage, msg: "policies:\n" + err.Error()}
+			}
+			w := cmd.OutOrStdout()
+			failed := 0
+			for _, r := range results {
+				if r.Fail || r.Error != nil {
+					failed++
+					fmt.Fprintln(w, r.String())
+					if r.Output != "" {
+						fmt.Fprintf(w, "  print output:\n    %s\n", strings.ReplaceAll(strings.TrimSpace(r.Output), "\n", "\n    "))
+					}
+				} else if verbose {
+					fmt.Fprintln(w, r.String())
+				}
+			}
+			if len(results) == 0 {
+				return &exitError{code: exitFindings, msg: "no tests found (test rules are named test_...)"}
+			}
+			fmt.Fprintf(w, "%d/%d tests passed\n", len(results)-failed, len(results))
+			if cov != nil {
+				files := make([]string, 0, len(cov.Files))
+				for f := range cov.Files {
+					files = append(files, f)
+				}
+				sort.Strings(files)
+				for _, f := range files {
+					fc := cov.Files[f]
+					fmt.Fprintf(w, "%6.1f%%  %s", fc.Percent(), f)
+					if len(fc.NotCoveredRanges) > 0 {
+						var rs []string
+						seen := map[[2]int]bool{}
+						for _, r := range fc.NotCoveredRanges {
+							if seen[r] {
+								continue
+							}
+							seen[r] = true
+							if r[0] == r[1] {
+								rs = append(rs, fmt.Sprint(r[0]))
+							} else {
+								rs = append(rs, fmt.Sprintf("%d-%d", r[0], r[1]))
+							}
+						}
+						fmt.Fprintf(w, "  (not covered: lines %s)", strings.Join(rs, ", "))
+					}
+					fmt.Fprintln(w)
+				}
+				fmt.Fprintf(w, "%6.1f%%  total (%d of %d lines)\n", cov.Percent(), cov.Covered, cov.Total)
+			}
+			if failed > 0 {
+				return &exitError{code: exitFindings, msg: fmt.Sprintf("%d of %d tests failed", failed, len(results))}
+			}
+			if cov != nil && threshold > 0 && cov.Percent() < threshold {
+				return &exitError{code: exitFindings, msg: fmt.Sprintf("coverage %.1f%% is under --threshold %.1f%%", cov.Percent(), threshold)}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	pf.register(fl)
+	fl.BoolVar(&coverage, "coverage", false, "print line coverage per policy file and in total")
+	fl.Float64Var(&threshold, "threshold", 0, "with coverage: exit 1 when total coverage is under this percentage")
+	fl.BoolVarP(&verbose, "verbose", "v", false, "list passing tests too")
+	fl.DurationVar(&timeout, "timeout", time.Minute, "time limit per test")
+	return cmd
+}
