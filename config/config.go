@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/buildgate/buildgate/pep440"
@@ -47,6 +48,17 @@ type RuleSetting struct {
 	Line     int
 }
 
+// Ignore is an entry of `ignore:`: findings of Rule (id or name) in files
+// matching Path are suppressed, for Reason, until the end of Until (a
+// date, zero for no end).
+type Ignore struct {
+	Rule   string
+	Path   string
+	Reason string
+	Until  time.Time
+	Line   int
+}
+
 // Config is a loaded configuration.
 type Config struct {
 	// Source names where it came from, for messages.
@@ -54,6 +66,7 @@ type Config struct {
 	Migrations []Migration
 	Rules      []RuleSetting
 	Exclude    []string
+	Ignores    []Ignore
 }
 
 // Error is a configuration error at a line of a file.
@@ -130,6 +143,11 @@ func Parse(name string, data []byte, base *Config) (*Config, error) {
 		"exclude": func(n *yaml.Node) error {
 			gs, err := p.globs(n)
 			c.Exclude = append(c.Exclude, gs...)
+			return err
+		},
+		"ignore": func(n *yaml.Node) error {
+			is, err := p.ignores(n)
+			c.Ignores = append(c.Ignores, is...)
 			return err
 		},
 	})
@@ -318,6 +336,77 @@ func (p *parser) glob(n *yaml.Node, s string) error {
 
 func (p *parser) globs(n *yaml.Node) ([]string, error) {
 	return p.strs(n, "exclude", p.glob)
+}
+
+func (p *parser) ignores(n *yaml.Node) ([]Ignore, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.at(n, "ignore must be a list of {rule, path, reason, until}")
+	}
+	var out []Ignore
+	for _, item := range n.Content {
+		ig := Ignore{Path: "**", Line: item.Line}
+		err := p.mapping(item, map[string]func(*yaml.Node) error{
+			"rule": func(v *yaml.Node) error {
+				s, err := p.str(v, "rule")
+				ig.Rule = s
+				return err
+			},
+			"path": func(v *yaml.Node) error {
+				s, err := p.str(v, "path")
+				if err == nil {
+					err = p.glob(v, s)
+				}
+				ig.Path = s
+				return err
+			},
+			"reason": func(v *yaml.Node) error {
+				s, err := p.str(v, "reason")
+				ig.Reason = strings.TrimSpace(s)
+				return err
+			},
+			"until": func(v *yaml.Node) error {
+				s, err := p.str(v, "until")
+				if err != nil {
+					return err
+				}
+				t, perr := time.Parse("2006-01-02", s)
+				if perr != nil {
+					return p.at(v, "until %q: want a date as YYYY-MM-DD", s)
+				}
+				ig.Until = t
+				return nil
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		if ig.Rule == "" {
+			return nil, p.at(item, "an ignore entry needs a rule (an id such as BG101, or a name)")
+		}
+		if ig.Reason == "" {
+			return nil, p.at(item, "ignore %s: a reason is required (why is this finding acceptable?)", ig.Rule)
+		}
+		out = append(out, ig)
+	}
+	return out, nil
+}
+
+// Matches reports whether the entry covers a root-relative path.
+func (ig Ignore) Matches(rel string) bool {
+	ok, _ := doublestar.Match(ig.Path, rel)
+	return ok
+}
+
+// Expired reports whether the entry's until date is before today's.
+func (ig Ignore) Expired(today time.Time) bool {
+	if ig.Until.IsZero() {
+		return false
+	}
+	y, m, d := today.Date()
+	return ig.Until.Before(time.Date(y, m, d, 0, 0, 0, 0, time.UTC))
 }
 
 func (p *parser) rules(n *yaml.Node) ([]RuleSetting, error) {

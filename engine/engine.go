@@ -5,6 +5,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,8 +23,12 @@ import (
 )
 
 // RulesRoot is the package prefix under which rules live: every package
-// below it whose sets deny, warn or info exist is a rule.
-const RulesRoot = "buildgate.rules"
+// below it whose sets deny, warn or info exist is a rule. MetaRoot holds
+// the catalogue entries of findings the tool makes itself (suppressions).
+const (
+	RulesRoot = "buildgate.rules"
+	MetaRoot  = "buildgate.meta"
+)
 
 // Severities, most severe first.
 const (
@@ -67,6 +73,11 @@ type Rule struct {
 	File        string   `json:"file"`
 	// Pack is the --policy directory of a user rule, "" for a built-in one.
 	Pack string `json:"pack,omitempty"`
+	// Meta rules are reported by the tool, not evaluated (BG002-BG004).
+	Meta bool `json:"meta,omitempty"`
+	// RepositoryLevel rules are about the repository as a whole (a missing
+	// pin): always reported, even when only new findings are asked for.
+	RepositoryLevel bool `json:"repository_level,omitempty"`
 	// Doc is the rule's hand-written page (Markdown) when it has one: the
 	// .md file beside its policy.
 	Doc  string `json:"-"`
@@ -94,6 +105,18 @@ type Finding struct {
 	// optional.
 	Text string `json:"text,omitempty"`
 	Fix  *Fix   `json:"fix,omitempty"`
+	// Fingerprint identifies the finding across runs (see Fingerprints).
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Suppression is set on a finding a suppression covers.
+	Suppression *Suppression `json:"suppression,omitempty"`
+}
+
+// Suppression says why a finding is not reported: Kind "inSource" (a
+// buildgate:ignore comment) or "external" (the configuration), as SARIF
+// names them.
+type Suppression struct {
+	Kind          string `json:"kind"`
+	Justification string `json:"justification"`
 }
 
 // Engine holds compiled policies and their prepared queries: one for the
@@ -357,13 +380,14 @@ func collectRules(c *ast.Compiler, mods []Module) ([]Rule, error) {
 	for _, name := range sortedKeys(c.Modules) {
 		m := c.Modules[name]
 		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
-		if !strings.HasPrefix(pkg, RulesRoot+".") {
+		meta := strings.HasPrefix(pkg, MetaRoot+".")
+		if !strings.HasPrefix(pkg, RulesRoot+".") && !meta {
 			continue
 		}
 		r := byPkg[pkg]
 		if r == nil {
 			last := pkg[strings.LastIndex(pkg, ".")+1:]
-			r = &Rule{ID: last, Name: strings.ReplaceAll(last, "_", "-"), Package: pkg, File: name, Pack: packOf[name]}
+			r = &Rule{ID: last, Name: strings.ReplaceAll(last, "_", "-"), Package: pkg, File: name, Pack: packOf[name], Meta: meta}
 			byPkg[pkg] = r
 			order = append(order, pkg)
 		}
@@ -388,12 +412,18 @@ func collectRules(c *ast.Compiler, mods []Module) ([]Rule, error) {
 	var rules []Rule
 	for _, pkg := range order {
 		r := byPkg[pkg]
-		if len(r.sets) == 0 {
+		if len(r.sets) == 0 && !r.Meta {
 			continue
 		}
+		if r.Meta {
+			r.sets = nil
+		}
 		sort.Strings(r.sets)
-		if r.Severity == "" {
+		if r.Severity == "" && len(r.sets) > 0 {
 			r.Severity = setSeverity[r.sets[0]]
+		}
+		if r.Severity == "" {
+			r.Severity = SeverityWarning
 		}
 		if r.Title == "" {
 			r.Title = r.Name
@@ -442,6 +472,12 @@ func applyMetadata(r *Rule, a *ast.Annotations) error {
 			case "precision":
 				r.Precision = s
 			}
+		case "repository_level":
+			b, ok := v.(bool)
+			if !ok {
+				return &CompileError{Errors: []string{fmt.Sprintf("%s: METADATA custom.repository_level must be true or false", where)}}
+			}
+			r.RepositoryLevel = b
 		case "tags":
 			list, ok := v.([]any)
 			if !ok {
@@ -693,4 +729,32 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// Fingerprints returns, for each finding in order, an identity that does
+// not depend on line numbers: a hash of the rule, the path and the
+// element's text with white space collapsed (the message when there is no
+// element), then ":" and the occurrence of that hash so far, so that two
+// identical elements in one file stay apart.
+func Fingerprints(fs []Finding) []string {
+	seen := map[string]int{}
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		text := strings.Join(strings.Fields(f.Text), " ")
+		if text == "" {
+			text = strings.Join(strings.Fields(f.Message), " ")
+		}
+		sum := sha256.Sum256([]byte(f.Rule + "\x00" + f.Path + "\x00" + text))
+		h := hex.EncodeToString(sum[:16])
+		seen[h]++
+		out[i] = fmt.Sprintf("%s:%d", h, seen[h])
+	}
+	return out
+}
+
+// SetFingerprints fills in each finding's Fingerprint, in order.
+func SetFingerprints(fs []Finding) {
+	for i, fp := range Fingerprints(fs) {
+		fs[i].Fingerprint = fp
+	}
 }

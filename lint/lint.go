@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/buildgate/buildgate/changes"
 	"github.com/buildgate/buildgate/config"
 	"github.com/buildgate/buildgate/discover"
 	"github.com/buildgate/buildgate/engine"
@@ -27,6 +28,13 @@ type Options struct {
 	MaxFileSize int64
 	// Timeout bounds the evaluation of the policies (0: none).
 	Timeout time.Duration
+	// Suppress says how buildgate:ignore comments and config ignores apply.
+	Suppress SuppressOptions
+	// Changed, when set, keeps only findings on added or changed lines
+	// (and repository-level ones).
+	Changed *changes.Set
+	// Baseline, when set, drops the findings it holds.
+	Baseline *Baseline
 }
 
 // Outcome is what a run found.
@@ -34,6 +42,14 @@ type Outcome struct {
 	// Paths are the files checked, in order.
 	Paths    []string
 	Findings []engine.Finding
+	// Suppressed are the findings suppressions cover, each with its
+	// Suppression set.
+	Suppressed []engine.Finding
+	// All are the findings before the baseline and changed-lines filters
+	// (what --write-baseline records).
+	All []engine.Finding
+	// Baselined and NotNew count the findings those filters left out.
+	Baselined, NotNew int
 	// Unreadable are the files that could not be opened at all (each is
 	// also a BG001 finding).
 	Unreadable []Unreadable
@@ -78,7 +94,37 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	for i, d := range docs {
 		paths[i] = d.DocPath()
 	}
-	return &Outcome{Paths: paths, Findings: Apply(findings, settings), Unreadable: unreadable}, nil
+	out := &Outcome{Paths: paths, Unreadable: unreadable}
+	// Fingerprints before suppressions: suppressing a finding must not
+	// change its identity (code scanning then shows it dismissed).
+	findings = Dedupe(Apply(findings, settings))
+	engine.SetFingerprints(findings)
+	kept, suppressed, made := Suppress(findings, docs, o.Config, o.Engine.Rules(), o.Suppress)
+	made = Apply(made, settings)
+	engine.SetFingerprints(made)
+	kept = append(kept, made...)
+	engine.SortFindings(kept)
+	for _, s := range suppressed {
+		f := s.Finding
+		f.Suppression = &engine.Suppression{Kind: s.Kind, Justification: s.Justification}
+		out.Suppressed = append(out.Suppressed, f)
+	}
+	out.All = kept
+	repoLevel := map[string]bool{}
+	for _, r := range o.Engine.Rules() {
+		repoLevel[r.ID] = r.RepositoryLevel
+	}
+	for _, f := range kept {
+		switch {
+		case o.Changed != nil && f.Path != "" && !repoLevel[f.Rule] && !o.Changed.Touches(f.Path, f.Pos.Line, f.Pos.EndLine):
+			out.NotNew++
+		case o.Baseline != nil && o.Baseline.Has(f):
+			out.Baselined++
+		default:
+			out.Findings = append(out.Findings, f)
+		}
+	}
+	return out, nil
 }
 
 // Load reads every file, then each required file that exists and was not
@@ -200,18 +246,16 @@ func ResolveSettings(c *config.Config, rules []engine.Rule) (map[string]Setting,
 		s.Disabled = rs.Disabled
 		out[id] = s
 	}
+	for _, ig := range c.Ignores {
+		if !known(ig.Rule, rules) {
+			return nil, &config.Error{File: c.Source, Line: ig.Line, Msg: fmt.Sprintf("ignore: %q is not a rule id or name (see buildgate rules)", ig.Rule)}
+		}
+	}
 	return out, nil
 }
 
-// Apply drops disabled rules' findings, applies severity overrides and
-// removes exact repeats (same rule, file, line and message: two elements
-// of one line that say the same thing).
+// Apply drops disabled rules' findings and applies severity overrides.
 func Apply(fs []engine.Finding, settings map[string]Setting) []engine.Finding {
-	type key struct {
-		rule, path, msg string
-		line            int
-	}
-	seen := map[key]bool{}
 	out := make([]engine.Finding, 0, len(fs))
 	for _, f := range fs {
 		s := settings[f.Rule]
@@ -221,6 +265,21 @@ func Apply(fs []engine.Finding, settings map[string]Setting) []engine.Finding {
 		if s.Severity != "" {
 			f.Severity = s.Severity
 		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// Dedupe removes exact repeats (same rule, file, line and message: two
+// elements of one line that say the same thing), keeping the first.
+func Dedupe(fs []engine.Finding) []engine.Finding {
+	type key struct {
+		rule, path, msg string
+		line            int
+	}
+	seen := map[key]bool{}
+	out := make([]engine.Finding, 0, len(fs))
+	for _, f := range fs {
 		k := key{f.Rule, f.Path, f.Message, f.Pos.Line}
 		if seen[k] {
 			continue

@@ -23,6 +23,7 @@ type Document interface {
 	DocKind() Kind
 	DocPath() string
 	DocErrors() []Error
+	DocSuppressions() []Suppression
 }
 
 // Error is a part of a file that could not be read or parsed.
@@ -31,11 +32,18 @@ type Error struct {
 	Pos     Pos    `json:"pos"`
 }
 
-// Header is the start of every document.
+// Header is the start of every document. Suppressions are the file's
+// buildgate:ignore comments (absent when there are none).
 type Header struct {
-	Kind Kind   `json:"kind"`
-	Path string `json:"path"`
+	Kind         Kind          `json:"kind"`
+	Path         string        `json:"path"`
+	Suppressions []Suppression `json:"suppressions,omitempty"`
 }
+
+// DocSuppressions implements Document.
+func (h Header) DocSuppressions() []Suppression { return h.Suppressions }
+
+func (h *Header) setSuppressions(s []Suppression) { h.Suppressions = s }
 
 // DocKind implements Document.
 func (h Header) DocKind() Kind { return h.Kind }

@@ -31,15 +31,20 @@ func Parse(kind Kind, rel string, src []byte) (doc Document) {
 	}()
 	switch kind {
 	case KindDockerfile:
-		return loadDockerfile(rel, src)
+		doc = loadDockerfile(rel, src)
 	case KindHCL:
-		return loadHCL(rel, src)
+		doc = loadHCL(rel, src)
 	case KindRequirements:
-		return loadRequirements(rel, src)
+		doc = loadRequirements(rel, src)
 	case KindShell:
-		return loadShell(rel, src)
+		doc = loadShell(rel, src)
+	default:
+		panic("unknown kind " + string(kind))
 	}
-	panic("unknown kind " + string(kind))
+	if s := scanSuppressions(kind, src); s != nil {
+		doc.(interface{ setSuppressions([]Suppression) }).setSuppressions(s)
+	}
+	return doc
 }
 
 // Empty returns a document of a kind with nothing in it, for a file that

@@ -19,11 +19,12 @@ type Tool struct {
 
 // Summary counts a result.
 type Summary struct {
-	Files    int `json:"files"`
-	Findings int `json:"findings"`
-	Errors   int `json:"errors"`
-	Warnings int `json:"warnings"`
-	Notes    int `json:"notes"`
+	Files      int `json:"files"`
+	Findings   int `json:"findings"`
+	Errors     int `json:"errors"`
+	Warnings   int `json:"warnings"`
+	Notes      int `json:"notes"`
+	Suppressed int `json:"suppressed"`
 }
 
 // Result is everything a reporter may show.
@@ -33,6 +34,14 @@ type Result struct {
 	Findings []engine.Finding
 	// Paths are the files checked.
 	Paths []string
+	// Suppressed are the findings suppressions cover (not reported, but
+	// counted, and kept in SARIF as dismissed).
+	Suppressed []engine.Finding
+	// ShowSuppressed lists them in text, JSON, markdown and JUnit too.
+	ShowSuppressed bool
+	// Baselined counts findings left out because the baseline has them;
+	// NotNew those left out because they are on unchanged lines.
+	Baselined, NotNew int
 	// Notifications are about the run, not the files' content.
 	Notifications []Notification
 	// Category tells runs of one repository apart in code scanning.
@@ -43,7 +52,7 @@ type Result struct {
 
 // Summarize counts findings by severity.
 func (r *Result) Summarize() Summary {
-	s := Summary{Files: len(r.Paths), Findings: len(r.Findings)}
+	s := Summary{Files: len(r.Paths), Findings: len(r.Findings), Suppressed: len(r.Suppressed)}
 	for _, f := range r.Findings {
 		switch f.Severity {
 		case engine.SeverityError:
@@ -109,10 +118,22 @@ func (t Text) Report(w io.Writer, r *Result) error {
 		}
 		fmt.Fprintf(&b, "%s: %s: %s [%s %s]\n", Where(f), sev, oneLine(f.Message), f.Rule, f.Name)
 	}
+	if r.ShowSuppressed {
+		for _, f := range r.Suppressed {
+			fmt.Fprintf(&b, "%s: suppressed %s: %s [%s %s] (%s)\n", Where(f), f.Severity, oneLine(f.Message), f.Rule, f.Name, suppressionText(f))
+		}
+	}
 	s := r.Summarize()
-	fmt.Fprintf(&b, "%s checked, %s: %s, %s, %s\n",
+	fmt.Fprintf(&b, "%s checked, %s: %s, %s, %s; %d suppressed",
 		plural(s.Files, "file"), plural(s.Findings, "finding"),
-		plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Notes, "note"))
+		plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Notes, "note"), s.Suppressed)
+	if r.Baselined > 0 {
+		fmt.Fprintf(&b, ", %d in the baseline", r.Baselined)
+	}
+	if r.NotNew > 0 {
+		fmt.Fprintf(&b, ", %d on unchanged lines", r.NotNew)
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -129,6 +150,21 @@ func Where(f engine.Finding) string {
 	return fmt.Sprintf("%s:%d:%d", f.Path, f.Pos.Line, f.Pos.Column)
 }
 
+func suppressionText(f engine.Finding) string {
+	s := f.Suppression
+	if s == nil {
+		return ""
+	}
+	where := "buildgate:ignore"
+	if s.Kind == "external" {
+		where = "configuration"
+	}
+	if s.Justification == "" {
+		return where + ", no reason given"
+	}
+	return where + ": " + oneLine(s.Justification)
+}
+
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func plural(n int, word string) string {
@@ -139,7 +175,9 @@ func plural(n int, word string) string {
 }
 
 // JSON is the machine-readable report; its shape is a public interface.
-type JSON struct{}
+// With Fingerprints set (a baseline file) each finding carries its
+// fingerprint too.
+type JSON struct{ Fingerprints bool }
 
 type jsonFinding struct {
 	Rule      string `json:"rule"`
@@ -151,6 +189,9 @@ type jsonFinding struct {
 	Column    int    `json:"column"`
 	EndLine   int    `json:"end_line"`
 	EndColumn int    `json:"end_column"`
+	// Only in baseline files and with --show-suppressed.
+	Fingerprint string              `json:"fingerprint,omitempty"`
+	Suppression *engine.Suppression `json:"suppression,omitempty"`
 }
 
 type jsonReport struct {
@@ -160,13 +201,22 @@ type jsonReport struct {
 }
 
 // Report implements Reporter.
-func (JSON) Report(w io.Writer, r *Result) error {
+func (j JSON) Report(w io.Writer, r *Result) error {
 	out := jsonReport{Tool: r.Tool, Findings: []jsonFinding{}, Summary: r.Summarize()}
-	for _, f := range r.Findings {
-		out.Findings = append(out.Findings, jsonFinding{
+	list := r.Findings
+	if r.ShowSuppressed {
+		list = append(append([]engine.Finding(nil), list...), r.Suppressed...)
+	}
+	for _, f := range list {
+		jf := jsonFinding{
 			Rule: f.Rule, Name: f.Name, Severity: f.Severity, Message: f.Message, Path: f.Path,
 			Line: f.Pos.Line, Column: f.Pos.Column, EndLine: f.Pos.EndLine, EndColumn: f.Pos.EndColumn,
-		})
+			Suppression: f.Suppression,
+		}
+		if j.Fingerprints {
+			jf.Fingerprint = f.Fingerprint
+		}
+		out.Findings = append(out.Findings, jf)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -30,7 +30,7 @@ func TestText(t *testing.T) {
 	}
 	want := "Dockerfile:3:14: error: stage `m` builds x from source [BG101 source-build-stage]\n" +
 		"requirements/rocm.txt:1:1: warning: variant [BG204 wheel-variant-mismatch]\n" +
-		"3 files checked, 2 findings: 1 error, 1 warning, 0 notes\n"
+		"3 files checked, 2 findings: 1 error, 1 warning, 0 notes; 0 suppressed\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
@@ -172,7 +172,7 @@ func TestFingerprints(t *testing.T) {
 		{Rule: "A", Path: "q", Text: "make install"},
 		{Rule: "B", Path: "p", Message: "file-level"},
 	}
-	got := Fingerprints(fs)
+	got := engine.Fingerprints(fs)
 	h := strings.Split(got[0], ":")[0]
 	if got[0] != h+":1" || got[1] != h+":2" || strings.HasPrefix(got[2], h) || strings.HasPrefix(got[3], h) {
 		t.Errorf("fingerprints %v", got)

@@ -43,20 +43,29 @@ func orDash(s string) string {
 }
 
 var (
-	mdHeading   = regexp.MustCompile(`(?m)^#+ +`)
-	mdFence     = regexp.MustCompile("(?m)^```[a-z]*\n")
-	mdTableRule = regexp.MustCompile(`(?m)^\|(---\|)+\n`)
+	mdHeading   = regexp.MustCompile(`^#+ +`)
+	mdTableRule = regexp.MustCompile(`^\|(---\|)+$`)
 	mdBold      = regexp.MustCompile(`\*\*([^*\n]+)\*\*`)
 )
 
-// RuleText is RulePage as plain text, for SARIF's help.text: headings,
-// fences and table rules dropped, the rest as written.
+// RuleText is RulePage as plain text, for SARIF's help.text: headings'
+// marks, fences and table rules dropped; code inside fences as written.
 func RuleText(r engine.Rule) string {
-	s := RulePage(r)
-	s = mdHeading.ReplaceAllString(s, "")
-	s = mdFence.ReplaceAllString(s, "")
-	s = strings.ReplaceAll(s, "\n```", "")
-	s = mdTableRule.ReplaceAllString(s, "")
-	s = mdBold.ReplaceAllString(s, "$1")
-	return s
+	var b strings.Builder
+	inFence := false
+	for _, line := range strings.Split(RulePage(r), "\n") {
+		switch {
+		case strings.HasPrefix(line, "```"):
+			inFence = !inFence
+			continue
+		case inFence:
+		case mdTableRule.MatchString(line):
+			continue
+		default:
+			line = mdBold.ReplaceAllString(mdHeading.ReplaceAllString(line, ""), "$1")
+		}
+		b.WriteString(line)
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
 }

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -145,13 +143,19 @@ type sarifLocation struct {
 }
 
 type sarifResult struct {
-	RuleID              string            `json:"ruleId"`
-	RuleIndex           int               `json:"ruleIndex"`
-	Level               string            `json:"level"`
-	Message             sarifText         `json:"message"`
-	Locations           []sarifLocation   `json:"locations"`
-	PartialFingerprints map[string]string `json:"partialFingerprints"`
-	Fixes               []sarifFix        `json:"fixes,omitempty"`
+	RuleID              string             `json:"ruleId"`
+	RuleIndex           int                `json:"ruleIndex"`
+	Level               string             `json:"level"`
+	Message             sarifText          `json:"message"`
+	Locations           []sarifLocation    `json:"locations"`
+	PartialFingerprints map[string]string  `json:"partialFingerprints"`
+	Fixes               []sarifFix         `json:"fixes,omitempty"`
+	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+}
+
+type sarifSuppression struct {
+	Kind          string `json:"kind"`
+	Justification string `json:"justification,omitempty"`
 }
 
 type sarifFix struct {
@@ -234,8 +238,14 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 	if len(run.Properties) == 0 {
 		run.Properties = nil
 	}
-	fps := Fingerprints(r.Findings)
+	// Suppressed findings go in too, marked: code scanning shows them as
+	// dismissed instead of losing them.
+	findings = append(append([]engine.Finding(nil), findings...), r.Suppressed...)
+	fps := engine.Fingerprints(findings)
 	for i, f := range findings {
+		if f.Fingerprint == "" {
+			f.Fingerprint = fps[i]
+		}
 		idx, ok := index[f.Rule]
 		if !ok {
 			return fmt.Errorf("sarif: finding of rule %s, which is not in the catalogue", f.Rule)
@@ -245,7 +255,7 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 			RuleIndex:           idx,
 			Level:               level(f.Severity),
 			Message:             sarifText{Text: f.Message},
-			PartialFingerprints: map[string]string{fingerprintKey: fps[i]},
+			PartialFingerprints: map[string]string{fingerprintKey: f.Fingerprint},
 		}
 		loc := sarifPhysical{ArtifactLocation: artifact(f.Path)}
 		if f.Pos.Line > 0 {
@@ -268,6 +278,9 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 					}},
 				}},
 			}}
+		}
+		if s := f.Suppression; s != nil {
+			res.Suppressions = []sarifSuppression{{Kind: s.Kind, Justification: s.Justification}}
 		}
 		run.Results = append(run.Results, res)
 	}
@@ -333,25 +346,4 @@ func region(p loader.Pos) *sarifRegion {
 		r.EndColumn = r.StartColumn
 	}
 	return r
-}
-
-// Fingerprints returns, for each finding in order, an identity that does
-// not depend on line numbers: a hash of the rule, the path and the
-// element's text with white space collapsed (the message when there is no
-// element), then ":" and the occurrence of that hash so far, so that two
-// identical elements in one file stay apart.
-func Fingerprints(fs []engine.Finding) []string {
-	seen := map[string]int{}
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		text := strings.Join(strings.Fields(f.Text), " ")
-		if text == "" {
-			text = strings.Join(strings.Fields(f.Message), " ")
-		}
-		sum := sha256.Sum256([]byte(f.Rule + "\x00" + f.Path + "\x00" + text))
-		h := hex.EncodeToString(sum[:16])
-		seen[h]++
-		out[i] = fmt.Sprintf("%s:%d", h, seen[h])
-	}
-	return out
 }

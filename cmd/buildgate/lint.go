@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/buildgate/buildgate/changes"
 	"github.com/buildgate/buildgate/config"
 	"github.com/buildgate/buildgate/discover"
 	"github.com/buildgate/buildgate/engine"
@@ -33,6 +34,13 @@ type lintFlags struct {
 	noDefault   bool
 	policy      policyFlags
 	timeout     time.Duration
+
+	noInline       bool
+	showSuppressed bool
+	newFromRev     string
+	newFromBase    string
+	baseline       string
+	writeBaseline  string
 }
 
 // output is one report to write: a format and its file ("" for stdout).
@@ -71,6 +79,12 @@ usage, configuration or policy error.`,
 	fl.StringVar(&f.helpURIBase, "help-uri-base", "", "sarif: each rule's helpUri is this URL with {id} replaced by the rule id, or URL/<id>.md")
 	f.policy.register(fl)
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "time limit for evaluating the policies; past it the run stops with exit 2 naming the query")
+	fl.BoolVar(&f.noInline, "no-inline-ignores", false, "ignore buildgate:ignore comments (config ignores still apply)")
+	fl.BoolVar(&f.showSuppressed, "show-suppressed", false, "list suppressed findings too (text, JSON) with their reasons")
+	fl.StringVar(&f.newFromRev, "new-from-rev", "", "report only findings on lines added or changed since the git revision REV (repository-level findings always)")
+	fl.StringVar(&f.newFromBase, "new-from-merge-base", "", "like --new-from-rev, from the merge base of HEAD and BRANCH")
+	fl.StringVar(&f.baseline, "baseline", "", "leave out findings recorded in FILE (a JSON report from --write-baseline)")
+	fl.StringVar(&f.writeBaseline, "write-baseline", "", "record every current finding (with fingerprints) in FILE for --baseline")
 	fl.BoolVar(&f.noDefault, "no-default-path", false, "without PATHs, check only the configured requirements files (for hooks that pass the changed files, and none when none changed)")
 	fl.StringVar(&f.category, "category", "buildgate", "sarif: automationDetails.id, which tells runs of one repository apart in code scanning")
 	fl.StringVar(&f.failOn, "fail-on", "error", "lowest severity that makes the exit status 1: error, warning, note or never")
@@ -110,7 +124,19 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 			args = []string{root}
 		}
 	}
-	out, err := lint.Run(ctx, lint.Options{Root: root, Paths: args, Config: cfg, Engine: eng, MaxFileSize: f.maxSize, Timeout: f.timeout})
+	opts := lint.Options{Root: root, Paths: args, Config: cfg, Engine: eng, MaxFileSize: f.maxSize, Timeout: f.timeout,
+		Suppress: lint.SuppressOptions{Inline: !f.noInline, Today: time.Now(), Whole: coversRoot(root, args)}}
+	if err := newFrom(&opts, f); err != nil {
+		return err
+	}
+	if f.baseline != "" {
+		bl, err := lint.ReadBaseline(f.baseline)
+		if err != nil {
+			return usageErr("%s", errText(err))
+		}
+		opts.Baseline = bl
+	}
+	out, err := lint.Run(ctx, opts)
 	if err != nil {
 		var pe *discover.PathError
 		var ce *config.Error
@@ -125,6 +151,19 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		Findings: out.Findings,
 		Paths:    out.Paths,
 		Category: f.category,
+
+		Suppressed:     out.Suppressed,
+		ShowSuppressed: f.showSuppressed,
+		Baselined:      out.Baselined,
+		NotNew:         out.NotNew,
+	}
+	if f.writeBaseline != "" {
+		all := *res
+		all.Findings = out.All
+		all.ShowSuppressed = false
+		if err := writeReport(output{format: "baseline", file: f.writeBaseline}, &all, stdout, ""); err != nil {
+			return err
+		}
 	}
 	for _, u := range out.Unreadable {
 		res.Notifications = append(res.Notifications, report.Notification{
@@ -194,6 +233,9 @@ func writeReport(o output, res *report.Result, stdout io.Writer, helpBase string
 		opts.Color = useColor(stdout)
 	}
 	rep, _ := report.New(o.format, opts)
+	if o.format == "baseline" {
+		rep = report.JSON{Fingerprints: true}
+	}
 	if err := rep.Report(&buf, res); err != nil {
 		return &exitError{code: exitUsage, msg: fmt.Sprintf("--format %s: %v", o.format, err)}
 	}
@@ -209,6 +251,41 @@ func writeReport(o output, res *report.Result, stdout io.Writer, helpBase string
 	if err := os.WriteFile(o.file, buf.Bytes(), 0o644); err != nil {
 		return usageErr("writing the %s report: %v", o.format, errText(err))
 	}
+	return nil
+}
+
+// coversRoot reports whether the paths cover the whole root.
+func coversRoot(root string, args []string) bool {
+	for _, a := range args {
+		abs, err := filepath.Abs(a)
+		if err == nil && abs == root {
+			return true
+		}
+	}
+	return false
+}
+
+// newFrom sets the changed lines for --new-from-rev / --new-from-merge-base.
+func newFrom(o *lint.Options, f lintFlags) error {
+	rev := f.newFromRev
+	if f.newFromBase != "" {
+		if rev != "" {
+			return usageErr("give --new-from-rev or --new-from-merge-base, not both")
+		}
+		base, err := changes.MergeBase(o.Root, f.newFromBase)
+		if err != nil {
+			return usageErr("--new-from-merge-base: %v", err)
+		}
+		rev = base
+	}
+	if rev == "" {
+		return nil
+	}
+	set, err := changes.Since(o.Root, rev)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	o.Changed = set
 	return nil
 }
 

@@ -130,7 +130,7 @@ func TestSARIFForGitHub(t *testing.T) {
 			t.Errorf("rule %s: helpUri %v", r.ID, r.HelpURI)
 		}
 	}
-	if len(ids) != 9 {
+	if len(ids) != 12 {
 		t.Errorf("%d rules", len(ids))
 	}
 	if run.AutomationDetails["id"] != "buildgate/" || run.OriginalURIBaseIDs["%SRCROOT%"] == nil || !run.Invocations[0].ExecutionSuccessful {

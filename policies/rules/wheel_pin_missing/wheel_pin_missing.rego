@@ -11,6 +11,7 @@
 #   severity: error
 #   precision: very-high
 #   tags: [migration, pin]
+#   repository_level: true
 package buildgate.rules.wheel_pin_missing
 
 import data.buildgate.lib

@@ -11,6 +11,7 @@
 #   severity: error
 #   precision: very-high
 #   tags: [migration, pin]
+#   repository_level: true
 package buildgate.rules.wheel_pin_too_low
 
 import data.buildgate.lib

@@ -1,0 +1,66 @@
+package changes
+
+import "testing"
+
+func TestParse(t *testing.T) {
+	diff := `diff --git a/docker/Dockerfile b/docker/Dockerfile
+index 1..2 100644
+--- a/docker/Dockerfile
++++ b/docker/Dockerfile
+@@ -2,0 +3,2 @@ FROM a
++ARG X
++ARG Y
+@@ -9 +11 @@ RUN x
+-RUN a
++RUN b
+@@ -20,3 +22,0 @@
+-gone
+diff --git a/new.sh b/new.sh
+new file mode 100644
+--- /dev/null
++++ b/new.sh
+@@ -0,0 +1,3 @@
++a
+diff --git a/old.sh b/old.sh
+deleted file mode 100644
+--- a/old.sh
++++ /dev/null
+@@ -1 +0,0 @@
+-a
+diff --git "a/with space\"q.sh" "b/with space\"q.sh"
+--- "a/with space\"q.sh"
++++ "b/with space\"q.sh"
+@@ -1 +1 @@
+-a
++b
+`
+	s := &Set{files: map[string]*lines{}}
+	if err := s.parse([]byte(diff)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path     string
+		from, to int
+		want     bool
+	}{
+		{"docker/Dockerfile", 3, 3, true},
+		{"docker/Dockerfile", 4, 4, true},
+		{"docker/Dockerfile", 5, 10, false},
+		{"docker/Dockerfile", 10, 12, true},
+		{"docker/Dockerfile", 22, 22, false},
+		{"new.sh", 100, 100, true},
+		{"old.sh", 1, 1, false},
+		{`with space"q.sh`, 1, 1, true},
+		{"other", 1, 1, false},
+	} {
+		if got := s.Touches(tt.path, tt.from, tt.to); got != tt.want {
+			t.Errorf("Touches(%s, %d, %d) = %v", tt.path, tt.from, tt.to, got)
+		}
+	}
+	if s.Files() != 3 {
+		t.Errorf("%d files", s.Files())
+	}
+	if err := s.parse([]byte("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +x @@\n")); err == nil {
+		t.Error("a bad hunk header is an error")
+	}
+}

@@ -1,0 +1,54 @@
+package lint
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/buildgate/buildgate/engine"
+)
+
+// Baseline is the set of findings an earlier run recorded: a JSON report
+// (buildgate lint --write-baseline, or --format json).
+type Baseline struct {
+	fingerprints map[string]bool
+	// byMessage holds rule, path and message of entries without a
+	// fingerprint (a plain --format json report): those match on that.
+	byMessage map[[3]string]bool
+}
+
+// ReadBaseline reads a baseline file.
+func ReadBaseline(path string) (*Baseline, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--baseline %s: %w", path, err)
+	}
+	var rep struct {
+		Findings *[]struct {
+			Rule        string `json:"rule"`
+			Path        string `json:"path"`
+			Message     string `json:"message"`
+			Fingerprint string `json:"fingerprint"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("--baseline %s: not a JSON report: %w", path, err)
+	}
+	if rep.Findings == nil {
+		return nil, fmt.Errorf("--baseline %s: no \"findings\" (write one with --write-baseline)", path)
+	}
+	bl := &Baseline{fingerprints: map[string]bool{}, byMessage: map[[3]string]bool{}}
+	for _, f := range *rep.Findings {
+		if f.Fingerprint != "" {
+			bl.fingerprints[f.Fingerprint] = true
+		} else {
+			bl.byMessage[[3]string{f.Rule, f.Path, f.Message}] = true
+		}
+	}
+	return bl, nil
+}
+
+// Has reports whether the baseline holds a finding.
+func (b *Baseline) Has(f engine.Finding) bool {
+	return b.fingerprints[f.Fingerprint] || b.byMessage[[3]string{f.Rule, f.Path, f.Message}]
+}

@@ -1,0 +1,155 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/buildgate/buildgate/config"
+	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/loader"
+)
+
+// The rules of the findings suppressions make themselves.
+const (
+	ruleUnjustified = "BG002"
+	ruleUnused      = "BG003"
+	ruleExpired     = "BG004"
+)
+
+// Suppression kinds, as SARIF names them.
+const (
+	InSource = "inSource"
+	External = "external"
+)
+
+// Suppressed is a finding a suppression covers, and which one.
+type Suppressed struct {
+	Finding       engine.Finding
+	Kind          string // InSource or External
+	Justification string
+}
+
+// SuppressOptions say how suppressions apply.
+type SuppressOptions struct {
+	Inline bool      // honour buildgate:ignore comments
+	Today  time.Time // for the until of config ignores
+	// Whole is set when the run covered the whole repository: only then is
+	// a config ignore that matched nothing reported (with a subset of the
+	// files, its findings may just not have been looked at).
+	Whole bool
+}
+
+type marker struct {
+	path string
+	s    loader.Suppression
+	used map[string]bool // rule token -> matched something
+}
+
+// Suppress splits findings into those reported and those suppressed, and
+// adds the findings suppressions make (BG002-BG004).
+func Suppress(fs []engine.Finding, docs []loader.Document, cfg *config.Config, rules []engine.Rule, o SuppressOptions) (kept []engine.Finding, suppressed []Suppressed, made []engine.Finding) {
+	byID := map[string]engine.Rule{}
+	for _, r := range rules {
+		byID[r.ID] = r
+	}
+	matches := func(token string, f engine.Finding) bool {
+		return strings.EqualFold(token, f.Rule) || token == f.Name
+	}
+	markers := map[string][]*marker{}
+	var all []*marker
+	if o.Inline {
+		for _, d := range docs {
+			for _, s := range d.DocSuppressions() {
+				m := &marker{path: d.DocPath(), s: s, used: map[string]bool{}}
+				markers[d.DocPath()] = append(markers[d.DocPath()], m)
+				all = append(all, m)
+			}
+		}
+	}
+	ignoreUsed := make([]bool, len(cfg.Ignores))
+	for _, f := range fs {
+		var hit *Suppressed
+		for _, m := range markers[f.Path] {
+			if m.s.Kind == "ignore" && m.s.Line != f.Pos.Line {
+				continue
+			}
+			for _, tok := range m.s.Rules {
+				if matches(tok, f) {
+					m.used[tok] = true
+					if hit == nil {
+						hit = &Suppressed{Finding: f, Kind: InSource, Justification: m.s.Reason}
+					}
+				}
+			}
+		}
+		for i, ig := range cfg.Ignores {
+			if ig.Expired(o.Today) || !matches(ig.Rule, f) || !ig.Matches(f.Path) {
+				continue
+			}
+			ignoreUsed[i] = true
+			if hit == nil {
+				hit = &Suppressed{Finding: f, Kind: External, Justification: ig.Reason}
+			}
+		}
+		if hit != nil {
+			suppressed = append(suppressed, *hit)
+			continue
+		}
+		kept = append(kept, f)
+	}
+	mk := func(id, path string, pos loader.Pos, text, msg string) engine.Finding {
+		r := byID[id]
+		return engine.Finding{Rule: id, Name: r.Name, Severity: r.Severity, Message: msg, Path: path, Pos: pos, Text: text}
+	}
+	for _, m := range all {
+		comment := "buildgate:" + m.s.Kind + " " + strings.Join(m.s.Rules, ",")
+		if m.s.Reason == "" {
+			made = append(made, mk(ruleUnjustified, m.path, m.s.Pos, comment,
+				fmt.Sprintf("%s gives no reason; add one after \"--\" (it suppresses all the same)", comment)))
+		}
+		if len(m.s.Rules) == 0 {
+			made = append(made, mk(ruleUnused, m.path, m.s.Pos, comment,
+				fmt.Sprintf("buildgate:%s names no rule, so it suppresses nothing; write the rule ids, e.g. buildgate:%s BG101 -- reason", m.s.Kind, m.s.Kind)))
+		}
+		for _, tok := range m.s.Rules {
+			if m.used[tok] {
+				continue
+			}
+			where := "in this file"
+			if m.s.Kind == "ignore" {
+				where = fmt.Sprintf("on line %d", m.s.Line)
+				if m.s.Line == 0 {
+					where = "below it"
+				}
+			}
+			msg := fmt.Sprintf("buildgate:%s %s matches no %s finding %s; delete it or move it to the line of the finding", m.s.Kind, tok, tok, where)
+			if !known(tok, rules) {
+				msg = fmt.Sprintf("buildgate:%s %s: there is no rule %s (see buildgate rules)", m.s.Kind, tok, tok)
+			}
+			made = append(made, mk(ruleUnused, m.path, m.s.Pos, comment, msg))
+		}
+	}
+	for i, ig := range cfg.Ignores {
+		pos := loader.Pos{Line: ig.Line, Column: 1, EndLine: ig.Line, EndColumn: 1}
+		text := "ignore " + ig.Rule + " " + ig.Path
+		switch {
+		case ig.Expired(o.Today):
+			made = append(made, mk(ruleExpired, cfg.Source, pos, text,
+				fmt.Sprintf("the ignore entry for %s in %s expired on %s and suppresses nothing now; fix what it covered, or renew it with a new until", ig.Rule, ig.Path, ig.Until.Format("2006-01-02"))))
+		case !ignoreUsed[i] && o.Whole:
+			made = append(made, mk(ruleUnused, cfg.Source, pos, text,
+				fmt.Sprintf("the ignore entry for %s in %s matches no finding; delete it", ig.Rule, ig.Path)))
+		}
+	}
+	return kept, suppressed, made
+}
+
+func known(tok string, rules []engine.Rule) bool {
+	for _, r := range rules {
+		if strings.EqualFold(tok, r.ID) || tok == r.Name {
+			return true
+		}
+	}
+	return false
+}
