@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"sync"
 
 	"github.com/buildgate/buildgate/loader"
 	"github.com/buildgate/buildgate/pep440"
@@ -26,6 +29,8 @@ func init() {
 		types.Args(types.Named("specifier", types.S)), types.Named("ok", types.B), builtinValidSpecifier)
 	register("buildgate.parse", "parses source text as a build file of a kind (dockerfile, hcl, requirements, shell) into its document, for policy tests",
 		types.Args(types.Named("kind", types.S), types.Named("path", types.S), types.Named("source", types.S)), types.Named("document", types.A), builtinParse)
+	register("buildgate.source_contains", "reports whether the source of the document at path contains any of the strings, ignoring case (true when the source is not at hand, as in policy tests)",
+		types.Args(types.Named("path", types.S), types.Named("needles", types.NewArray(nil, types.S))), types.Named("ok", types.B), builtinSourceContains)
 	register("pep503.normalize", "the PEP 503 normalised form of a project name",
 		types.Args(types.Named("name", types.S)), types.Named("normalized", types.S), builtinNormalize)
 }
@@ -180,4 +185,72 @@ func specSet(t *ast.Term, pos int) (pep440.Set, error) {
 		return pep440.Set{}, err
 	}
 	return pep440.ParseSet(s)
+}
+
+type sourcesKey struct{}
+
+// sources are the documents' texts during one evaluation, lower-cased on
+// first use (one file at a time, then kept).
+type sources struct {
+	raw   map[string][]byte
+	lower sync.Map
+}
+
+func withSources(ctx context.Context, docs []loader.Document) context.Context {
+	s := &sources{raw: make(map[string][]byte, len(docs))}
+	for _, d := range docs {
+		if src := d.DocSource(); src != nil {
+			s.raw[d.DocPath()] = src
+		}
+	}
+	return context.WithValue(ctx, sourcesKey{}, s)
+}
+
+// builtinSourceContains lets a policy skip, in one native scan, documents
+// that cannot concern it: the source-build rules look closely only at
+// files that mention the package's names, arguments or repositories.
+func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	path, err := stringArg(ops[0], 1)
+	if err != nil {
+		return err
+	}
+	arr, ok := ops[1].Value.(*ast.Array)
+	if !ok {
+		return fmt.Errorf("operand 2 must be an array of strings, got %s", ast.ValueName(ops[1].Value))
+	}
+	var s *sources
+	if bctx.Context != nil {
+		s, _ = bctx.Context.Value(sourcesKey{}).(*sources)
+	}
+	raw, ok := []byte(nil), false
+	if s != nil {
+		raw, ok = s.raw[path]
+	}
+	if !ok {
+		return iter(ast.BooleanTerm(true))
+	}
+	var low []byte
+	if v, hit := s.lower.Load(path); hit {
+		low = v.([]byte)
+	} else {
+		low = bytes.ToLower(raw)
+		s.lower.Store(path, low)
+	}
+	found := false
+	var argErr error
+	arr.Until(func(t *ast.Term) bool {
+		n, isStr := t.Value.(ast.String)
+		if !isStr {
+			argErr = fmt.Errorf("operand 2 must be an array of strings")
+			return true
+		}
+		if n != "" && bytes.Contains(low, bytes.ToLower([]byte(n))) {
+			found = true
+		}
+		return found
+	})
+	if argErr != nil {
+		return argErr
+	}
+	return iter(ast.BooleanTerm(found))
 }

@@ -13,8 +13,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/buildgate/buildgate/loader"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -531,13 +533,11 @@ func (e *Engine) Eval(ctx context.Context, in Input) ([]Finding, error) {
 	if len(e.queries) == 0 {
 		return nil, nil
 	}
-	if in.Documents == nil {
-		in.Documents = []loader.Document{}
-	}
-	val, err := ast.InterfaceToValue(in)
+	val, err := inputValue(in)
 	if err != nil {
 		return nil, fmt.Errorf("input: %w", err)
 	}
+	ctx = withSources(ctx, in.Documents)
 	var out []Finding
 	for _, q := range e.queries {
 		rs, err := q.prepared.Eval(ctx, rego.EvalParsedInput(val))
@@ -567,6 +567,43 @@ func (e *Engine) Eval(ctx context.Context, in Input) ([]Finding, error) {
 	}
 	SortFindings(out)
 	return out, nil
+}
+
+// inputValue converts the input, documents in parallel (bounded by
+// GOMAXPROCS); the result does not depend on the order they finish in.
+func inputValue(in Input) (ast.Value, error) {
+	terms := make([]*ast.Term, len(in.Documents))
+	errs := make([]error, len(in.Documents))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				v, err := ToValue(in.Documents[i])
+				terms[i], errs[i] = ast.NewTerm(v), err
+			}
+		}()
+	}
+	for i := range in.Documents {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := ToValue(in.Config)
+	if err != nil {
+		return nil, err
+	}
+	return ast.NewObject(
+		[2]*ast.Term{ast.StringTerm("documents"), ast.NewTerm(ast.NewArray(terms...))},
+		[2]*ast.Term{ast.StringTerm("config"), ast.NewTerm(cfg)},
+	), nil
 }
 
 // pathOf finds the document that holds an element: the first whose value

@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/buildgate/buildgate/changes"
@@ -35,6 +38,10 @@ type Options struct {
 	Changed *changes.Set
 	// Baseline, when set, drops the findings it holds.
 	Baseline *Baseline
+	// Progress, when set, hears how far the run is: the stage ("loading",
+	// "evaluating") and, while loading, files done of the total. It is
+	// called from several goroutines.
+	Progress func(stage string, done, total int)
 }
 
 // Outcome is what a run found.
@@ -72,9 +79,18 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs, unreadable, err := Load(o.Root, files, o.Config.RequiredFiles(), o.MaxFileSize)
+	var tick func()
+	if o.Progress != nil {
+		var done atomic.Int64
+		total := len(files)
+		tick = func() { o.Progress("loading", int(done.Add(1)), total) }
+	}
+	docs, unreadable, err := LoadWithProgress(o.Root, files, o.Config.RequiredFiles(), o.MaxFileSize, tick)
 	if err != nil {
 		return nil, err
+	}
+	if o.Progress != nil {
+		o.Progress("evaluating", len(docs), len(docs))
 	}
 	evalCtx := ctx
 	if o.Timeout > 0 {
@@ -129,46 +145,23 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 
 // Load reads every file, then each required file that exists and was not
 // among them. A file that cannot be read becomes a document holding only
-// an error entry, so that BG001 reports it: nothing fails open.
+// an error entry, so that BG001 reports it: nothing fails open. Files are
+// read and parsed in parallel (GOMAXPROCS workers, each with its own
+// loader); the documents come out in the order a sequential read gives.
 func Load(root string, files []discover.File, required []string, maxSize int64) ([]loader.Document, []Unreadable, error) {
-	l, err := loader.NewLoader(root)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer l.Close()
-	if maxSize > 0 {
-		l.MaxFileSize = maxSize
-	}
-	var docs []loader.Document
-	var unreadable []Unreadable
-	loaded := map[string]bool{}
-	load := func(rel string, kind loader.Kind) {
-		if loaded[rel] {
-			return
-		}
-		if kind == "" {
-			kind = guessKind(rel)
-		}
-		ds, err := l.Load(rel, kind)
-		if err != nil {
-			doc := loader.Empty(kind, rel)
-			reason := describe(err)
-			unreadable = append(unreadable, Unreadable{Path: rel, Reason: reason})
-			addError(doc, "cannot open the file: "+reason)
-			ds = []loader.Document{doc}
-		}
-		for _, d := range ds {
-			if !loaded[d.DocPath()] {
-				loaded[d.DocPath()] = true
-				docs = append(docs, d)
-			}
-		}
-	}
+	return LoadWithProgress(root, files, required, maxSize, nil)
+}
+
+// LoadWithProgress is Load reporting each file done to progress (which
+// must be safe for concurrent use; nil for none).
+func LoadWithProgress(root string, files []discover.File, required []string, maxSize int64, progress func()) ([]loader.Document, []Unreadable, error) {
+	work := append([]discover.File(nil), files...)
+	listed := map[string]bool{}
 	for _, f := range files {
-		load(f.Path, f.Kind)
+		listed[f.Path] = true
 	}
 	for _, r := range required {
-		if loaded[r] {
+		if listed[r] {
 			continue
 		}
 		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(r)))
@@ -178,7 +171,72 @@ func Load(root string, files []discover.File, required []string, maxSize int64) 
 		if err == nil && st.IsDir() {
 			continue
 		}
-		load(r, loader.KindRequirements)
+		work = append(work, discover.File{Path: r, Kind: loader.KindRequirements})
+	}
+	type result struct {
+		docs   []loader.Document
+		unread *Unreadable
+	}
+	results := make([]result, len(work))
+	workers := min(runtime.GOMAXPROCS(0), len(work))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		l, err := loader.NewLoader(root)
+		if err != nil {
+			close(next)
+			wg.Wait()
+			return nil, nil, err
+		}
+		if maxSize > 0 {
+			l.MaxFileSize = maxSize
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer l.Close()
+			for i := range next {
+				f := work[i]
+				kind := f.Kind
+				if kind == "" {
+					kind = guessKind(f.Path)
+				}
+				ds, err := l.Load(f.Path, kind)
+				if err != nil {
+					doc := loader.Empty(kind, f.Path)
+					reason := describe(err)
+					addError(doc, "cannot open the file: "+reason)
+					results[i] = result{docs: []loader.Document{doc}, unread: &Unreadable{Path: f.Path, Reason: reason}}
+				} else {
+					results[i] = result{docs: ds}
+				}
+				if progress != nil {
+					progress()
+				}
+			}
+		}()
+	}
+	for i := range work {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var docs []loader.Document
+	var unreadable []Unreadable
+	loaded := map[string]bool{}
+	for i, r := range results {
+		if loaded[work[i].Path] {
+			continue // read already, as an include of an earlier file
+		}
+		if r.unread != nil {
+			unreadable = append(unreadable, *r.unread)
+		}
+		for _, d := range r.docs {
+			if !loaded[d.DocPath()] {
+				loaded[d.DocPath()] = true
+				docs = append(docs, d)
+			}
+		}
 	}
 	return docs, unreadable, nil
 }

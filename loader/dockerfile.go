@@ -124,7 +124,6 @@ const maxDockerfileErrors = 50
 type dockerLoad struct {
 	idx    *lineIndex
 	escape byte
-	contRe *regexp.Regexp
 	doc    *DockerfileDocument
 	lint   *linter.Linter
 }
@@ -229,8 +228,25 @@ func (d *dockerLoad) directives() {
 		s := d.idx.lineStart(line)
 		d.doc.Directives = append(d.doc.Directives, Directive{Name: name, Value: m[2], Pos: d.idx.span(s, d.idx.lineEnd(line))})
 	}
-	e := regexp.QuoteMeta(string(d.escape))
-	d.contRe = regexp.MustCompile(`([^` + e + `])` + e + `[ \t]*$|^` + e + `[ \t]*$`)
+}
+
+// continuation is buildkit's line-continuation test without its regular
+// expression (([^\\])\\[ \t]*$|^\\[ \t]*$, run on every line, is most of a
+// large file's parse time): the line ends in the escape character, not
+// escaped itself, then spaces or tabs. keep is how much of the line stays.
+func (d *dockerLoad) continuation(raw []byte) (keep int, ok bool) {
+	t := bytes.TrimRight(raw, " \t")
+	n := len(t)
+	if n == 0 || t[n-1] != d.escape {
+		return 0, false
+	}
+	if n == 1 {
+		return 0, true
+	}
+	if t[n-2] == d.escape {
+		return 0, false
+	}
+	return n - 1, true
 }
 
 // logical rebuilds buildkit's joined instruction line with a map back to the
@@ -260,11 +276,7 @@ func (d *dockerLoad) logical(n *parser.Node) (*mappedText, int) {
 			}
 		}
 		first = false
-		if loc := d.contRe.FindSubmatchIndex(raw); loc != nil {
-			keep := loc[0]
-			if loc[2] >= 0 {
-				keep = loc[3]
-			}
+		if keep, ok := d.continuation(raw); ok {
 			m.add(raw[:keep], s)
 			continue
 		}

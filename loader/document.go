@@ -24,6 +24,7 @@ type Document interface {
 	DocPath() string
 	DocErrors() []Error
 	DocSuppressions() []Suppression
+	DocSource() []byte
 }
 
 // Error is a part of a file that could not be read or parsed.
@@ -38,7 +39,14 @@ type Header struct {
 	Kind         Kind          `json:"kind"`
 	Path         string        `json:"path"`
 	Suppressions []Suppression `json:"suppressions,omitempty"`
+	src          []byte
 }
+
+// DocSource implements Document: the file's text (nil for a file that
+// could not be read).
+func (h Header) DocSource() []byte { return h.src }
+
+func (h *Header) setSource(src []byte) { h.src = src }
 
 // DocSuppressions implements Document.
 func (h Header) DocSuppressions() []Suppression { return h.Suppressions }

@@ -41,9 +41,14 @@ func Parse(kind Kind, rel string, src []byte) (doc Document) {
 	default:
 		panic("unknown kind " + string(kind))
 	}
+	h := doc.(interface {
+		setSuppressions([]Suppression)
+		setSource([]byte)
+	})
 	if s := scanSuppressions(kind, src); s != nil {
-		doc.(interface{ setSuppressions([]Suppression) }).setSuppressions(s)
+		h.setSuppressions(s)
 	}
+	h.setSource(src)
 	return doc
 }
 

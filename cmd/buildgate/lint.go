@@ -136,7 +136,14 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		}
 		opts.Baseline = bl
 	}
+	prog := newProgress(stderr)
+	if prog != nil {
+		opts.Progress = prog.update
+	}
 	out, err := lint.Run(ctx, opts)
+	if prog != nil {
+		prog.done()
+	}
 	if err != nil {
 		var pe *discover.PathError
 		var ce *config.Error

@@ -34,14 +34,16 @@ element_text(el) := t if {
 documents(kind) := [d | some d in input.documents; d.kind == kind]
 
 # scripts are the shell scripts policies look into: every shell document,
-# and the body of every shell-form RUN of every Dockerfile. run is the RUN
-# instruction, or null for a shell document.
+# and the body of every shell-form RUN of every Dockerfile. doc is
+# {path, kind} of the document (not the document: functions called per
+# command are much cheaper with small arguments); run is {mounts, pos,
+# original} of the RUN instruction, or null for a shell document.
 scripts := [s | some d in input.documents; some s in scripts_of(d)]
 
 # scripts_of are the scripts of one document.
-scripts_of(d) := [{"doc": d, "script": d, "run": null}] if d.kind == "shell"
+scripts_of(d) := [{"doc": {"path": d.path, "kind": d.kind}, "script": d, "run": null}] if d.kind == "shell"
 
-scripts_of(d) := [{"doc": d, "script": ins.shell, "run": ins} |
+scripts_of(d) := [{"doc": {"path": d.path, "kind": d.kind}, "script": ins.shell, "run": {"mounts": ins.mounts, "pos": ins.pos, "original": ins.original}} |
 	some ins in instructions(d)
 	is_object(ins.shell)
 ] if d.kind == "dockerfile"

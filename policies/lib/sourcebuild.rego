@@ -9,6 +9,73 @@ package buildgate.lib.sourcebuild
 
 import data.buildgate.lib
 
+# Relevance: a document the source-build rules look into closely must
+# mention, somewhere in its text, a name token, build argument or
+# repository of the migration, or the name of a source-build stage or
+# target defined elsewhere. buildgate.source_contains answers with one
+# native scan per file, so that the many files that cannot concern a
+# migration cost nothing here. (In policy tests, which have no sources, it
+# answers true.)
+base_needles(m) := array.concat(array.concat(m.names, m.build_args), m.repositories)
+
+relevant0_by_package := {m.package: {d.path |
+	some d in input.documents
+	lib.in_scope(m, d.path)
+	buildgate.source_contains(d.path, base_needles(m))
+} |
+	some m in lib.migrations
+}
+
+relevant_by_package := {m.package: paths |
+	some m in lib.migrations
+	paths := relevant0_by_package[m.package] | by_known_name(m)
+}
+
+by_known_name(m) := {d.path |
+	names := [n | some n in known_names(m)]
+	count(names) > 0
+	some d in input.documents
+	lib.in_scope(m, d.path)
+	buildgate.source_contains(d.path, names)
+}
+
+# relevant reports whether the source-build rules look into a document.
+relevant(m, path) if path in relevant_by_package[m.package]
+
+# scripts are the scripts of the relevant documents; of a Dockerfile,
+# only the RUNs whose text has a needle of the file (doc_needles).
+scripts(m) := [s | some ss in doc_scripts_by_package[m.package]; some s in ss]
+
+# doc_scripts are those of one document.
+doc_scripts(m, path) := object.get(doc_scripts_by_package[m.package], path, [])
+
+doc_scripts_by_package := {m.package: by_doc |
+	some m in lib.migrations
+	by_doc := {d.path: ss |
+		some d in input.documents
+		relevant(m, d.path)
+		needles := [lower(n) | some n in doc_needles(m, d.path)]
+		ss := [s | some s in lib.scripts_of(d); script_relevant(s, needles)]
+	}
+}
+
+script_relevant(s, _) if s.doc.kind != "dockerfile"
+
+script_relevant(s, needles) if {
+	s.doc.kind == "dockerfile"
+	text := lower(s.run.original)
+	some n in needles
+	contains(text, n)
+}
+
+# doc_needles are what a part of a relevant file must mention to matter:
+# the migration's words, the source-build names of the repository, the
+# file's variables that hold the repository and its clone directories.
+doc_needles(m, path) := array.concat(
+	array.concat(base_needles(m), [n | some n in known_names(m)]),
+	array.concat([v | some v in repo_vars(m, path)], [base_name(c) | some c in clone_dests(m, path)]),
+)
+
 # stage_named reports whether a stage's own name marks it as a source-build
 # stage.
 stage_named(m, st) if {
@@ -22,8 +89,17 @@ stage_named(m, st) if {
 direct_stages(m, d) := {lower(st.name) | some st in d.stages; stage_named(m, st)}
 
 # stages adds the stages built FROM a source-build stage (one level: the
-# export stage of a build chain).
-stages(m, d) := direct_stages(m, d) | {lower(st.name) |
+# export stage of a build chain), for the Dockerfile at path.
+stages(m, path) := object.get(stages_by_doc[m.package], path, set())
+
+stages_by_doc := {m.package: {d.path: stages_of(m, d) |
+	some d in lib.documents("dockerfile")
+	d.path in relevant0_by_package[m.package]
+} |
+	some m in lib.migrations
+}
+
+stages_of(m, d) := direct_stages(m, d) | {lower(st.name) |
 	some st in d.stages
 	is_string(st.name)
 	st.name != ""
@@ -39,12 +115,15 @@ targets_by_package := {m.package: targets_of(m) | some m in lib.migrations}
 
 targets_of(m) := {t |
 	some d in lib.documents("hcl")
-	lib.in_scope(m, d.path)
+	d.path in relevant0_by_package[m.package]
 	some t, _ in d.targets
 	lib.source_build_name(m, t)
 } | {t |
+	stage_names := [s | some s in all_stages(m)]
+	count(stage_names) > 0
 	some d in lib.documents("hcl")
 	lib.in_scope(m, d.path)
+	buildgate.source_contains(d.path, stage_names)
 	some t, b in d.targets
 	some a in b.attributes
 	a.name == "target"
@@ -58,9 +137,8 @@ all_stages(m) := all_stages_by_package[m.package]
 all_stages_by_package := {m.package: all_stages_of(m) | some m in lib.migrations}
 
 all_stages_of(m) := {s |
-	some d in lib.documents("dockerfile")
-	lib.in_scope(m, d.path)
-	some s in stages(m, d)
+	some st in stages_by_doc[m.package]
+	some s in st
 }
 
 # known_names are every stage and target name of the source build in the
@@ -75,12 +153,12 @@ known_names_by_package := {m.package: names |
 # repo_vars are the variables of a document that hold the package's
 # repository: declared build arguments named *REPO* or *URL*, and any ARG,
 # ENV or shell variable whose value names the repository.
-repo_vars(m, d) := repo_vars_by_doc[m.package][d.path]
+repo_vars(m, path) := repo_vars_by_doc[m.package][path]
 
 repo_vars_by_doc := {m.package: by_doc |
 	some m in lib.migrations
 	named := {n | some n in m.build_args; regex.match(`REPO|URL`, upper(n))}
-	by_doc := {d.path: vars | some d in input.documents; vars := named | value_vars(m, d)}
+	by_doc := {d.path: vars | some d in input.documents; relevant(m, d.path); vars := named | value_vars(m, d)}
 }
 
 value_vars(m, d) := ({a.name |
@@ -104,33 +182,38 @@ value_vars(m, d) := ({a.name |
 # through one of its variables.
 repo_word(m, _, w) if lib.mentions_repository(m, w.text)
 
-repo_word(m, d, w) if {
-	some v in repo_vars(m, d)
+repo_word(m, path, w) if {
+	some v in repo_vars(m, path)
 	lib.expands(w.text, v)
 }
+
+# may_fetch is a cheap first test for fetch: the command's name.
+may_fetch(c) if c.name in {"git", "wget", "curl", "gh", "svn", "hg", "pip", "pip3", "uv", "go"}
+
+may_fetch(c) if startswith(c.name, "python")
 
 # fetch reports whether a command fetches the package's source: a git
 # clone (or fetch, pull, archive, submodule add), a download, a pip or go
 # install from the repository.
-fetch(m, d, c) := "clones" if {
+fetch(m, path, c) := "clones" if {
 	c.name == "git"
 	some i, w in c.words
 	i > 0
 	w.value in {"clone", "fetch", "pull", "archive", "add"}
 	some u in array.slice(c.words, i + 1, count(c.words))
-	repo_word(m, d, u)
+	repo_word(m, path, u)
 }
 
-fetch(m, d, c) := "downloads" if {
+fetch(m, path, c) := "downloads" if {
 	c.name in {"wget", "curl", "gh", "svn", "hg"}
 	some u in array.slice(c.words, 1, count(c.words))
-	repo_word(m, d, u)
+	repo_word(m, path, u)
 }
 
-fetch(m, d, c) := "installs from the repository" if {
+fetch(m, path, c) := "installs from the repository" if {
 	installer(c)
 	some u in array.slice(c.words, 1, count(c.words))
-	repo_word(m, d, u)
+	repo_word(m, path, u)
 }
 
 installer(c) if pip_install(c)
@@ -185,14 +268,15 @@ option_value(c, i) if c.words[i - 1].value in clone_options
 
 # clone_dests are the directories a document clones the repository into:
 # the given directory, else the repository's base name.
-clone_dests(m, d) := clone_dests_by_doc[m.package][d.path]
+clone_dests(m, path) := object.get(clone_dests_by_doc[m.package], path, set())
 
-clone_dests_by_doc := {m.package: {d.path: clone_dests_of(m, d) | some d in input.documents} | some m in lib.migrations}
+clone_dests_by_doc := {m.package: {d.path: clone_dests_of(m, d) | some d in input.documents; relevant(m, d.path)} | some m in lib.migrations}
 
 clone_dests_of(m, d) := {dest |
 	some s in lib.scripts_of(d)
 	some c in s.script.commands
-	fetch(m, d, c) == "clones"
+	c.name == "git"
+	fetch(m, d.path, c) == "clones"
 	some dest in clone_dest(m, c)
 }
 
@@ -250,18 +334,18 @@ part_depth(p) := -1 if p == ".."
 
 part_depth(p) := 1 if p != ".."
 
-# in_clone reports whether command c of script s runs inside a clone of
-# the repository: some earlier cd entered a clone directory, and no cd
-# since then left it (an absolute path elsewhere, cd alone, cd -, or more
-# .. than the descents since).
-in_clone(m, s, c) if {
-	dests := clone_dests(m, s.doc)
-	cds := [x | some x in s.script.commands; x.name == "cd"; x.function == c.function]
+# in_clone reports whether command c runs inside a clone of the
+# repository, given the clone directories of its file and the cd commands
+# of its script (and function): some earlier cd entered a clone directory,
+# and no cd since then left it (an absolute path elsewhere, cd alone, cd -,
+# or more .. than the descents since).
+in_clone(dests, cds, c) if {
 	some e in cds
+	e.function == c.function
 	lib.before(e.pos, c.pos)
 	cd_target(e) != ""
 	enters(dests, cd_target(e))
-	not left_since(dests, cds, e, c)
+	not left_since(dests, [x | some x in cds; x.function == c.function], e, c)
 }
 
 left_since(dests, cds, e, c) if {
@@ -341,7 +425,7 @@ build_step(c) := "checks out" if {
 # local_wheel reports whether a pip install in script s installs a wheel
 # built here: a path naming the package, or a path under the target of a
 # RUN --mount from a source-build stage.
-local_wheels(m, s, c) := {w |
+local_wheels(m, path, run, c) := {w |
 	pip_install(c)
 	some i, w in c.words
 	i > 1
@@ -350,9 +434,9 @@ local_wheels(m, s, c) := {w |
 	lib.has_token(m, w.value)
 } | {w |
 	pip_install(c)
-	is_object(s.run)
-	some mt in s.run.mounts
-	lower(mt.from) in stages(m, s.doc)
+	is_object(run)
+	some mt in run.mounts
+	lower(mt.from) in stages(m, path)
 	mt.target != ""
 	some i, w in c.words
 	i > 1
@@ -363,13 +447,14 @@ local_wheels(m, s, c) := {w |
 # that might be a source-build argument: [{el, name, what}]. The rules
 # BG102 and BG103 pick those whose name is theirs. Only names the migration
 # could be about are kept (lib.mentions), which keeps this cheap.
-arg_uses(m, d) := arg_uses_by_doc[m.package][d.path]
+arg_uses(m, path) := object.get(arg_uses_by_doc[m.package], path, [])
 
 arg_uses_by_doc := {m.package: {d.path: [u |
 	some u in all_arg_uses(m, d)
 	lib.mentions(m, u.name)
 ] |
 	some d in input.documents
+	relevant(m, d.path)
 } |
 	some m in lib.migrations
 }
@@ -404,7 +489,7 @@ dockerfile_arg_uses(m, d) := array.concat(
 expanded_names(text) := {x[1] | some x in regex.find_all_string_submatch_n(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`, text, -1)}
 
 script_arg_uses(m, d) := [u |
-	some s in lib.scripts_of(d)
+	some s in doc_scripts(m, d.path)
 	some u in array.concat(
 		array.concat(
 			[{"el": x, "name": x.name, "what": "read"} | some x in s.script.expansions],

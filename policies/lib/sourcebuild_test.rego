@@ -13,7 +13,7 @@ test_stages_follow_from if {
 		"FROM mooncake_source AS export_wheels",
 		"FROM base AS nixl",
 	])
-	sb.stages(m, inp.documents[0]) == {"mooncake_source", "export_wheels"} with input as inp
+	sb.stages(m, "f") == {"mooncake_source", "export_wheels"} with input as inp
 }
 
 test_clone_dest_given_or_repository_name if {
@@ -22,20 +22,21 @@ test_clone_dest_given_or_repository_name if {
 		"git clone --depth 1 -b v1 $MOONCAKE_REPO",
 		"git clone https://github.com/ai-dynamo/nixl.git /opt/nixl",
 	])
-	sb.clone_dests(m, inp.documents[0]) == {"/opt/mc", "Mooncake"} with input as inp
+	sb.clone_dests(m, "f") == {"/opt/mc", "Mooncake"} with input as inp
 }
 
 test_repo_vars if {
 	inp := fx.one("shell", "f", ["MC=https://github.com/kvcache-ai/mooncake", "OTHER=https://github.com/x/y"])
-	sb.repo_vars(m, inp.documents[0]) == {"MOONCAKE_REPO", "MC"} with input as inp
+	sb.repo_vars(m, "f") == {"MOONCAKE_REPO", "MC"} with input as inp
 }
 
 commands_in_clone(lines) := {c.pos.line |
 	inp := fx.one("shell", "f", lines)
 	d := inp.documents[0]
-	s := {"doc": d, "script": d, "run": null}
+	dests := sb.clone_dests(m, "f") with input as inp
+	cds := [x | some x in d.commands; x.name == "cd"]
 	some c in d.commands
-	sb.in_clone(m, s, c) with input as inp
+	sb.in_clone(dests, cds, c)
 }
 
 test_in_clone_tracks_cd if {
@@ -98,7 +99,7 @@ test_fetch_kinds if {
 		"echo https://github.com/kvcache-ai/Mooncake",
 	])
 	d := inp.documents[0]
-	got := {c.pos.line: sb.fetch(m, d, c) | some c in d.commands; sb.fetch(m, d, c)} with input as inp
+	got := {c.pos.line: sb.fetch(m, "f", c) | some c in d.commands; sb.fetch(m, "f", c)} with input as inp
 	got == {
 		1: "clones", 2: "downloads", 3: "installs from the repository", 4: "installs from the repository",
 		5: "installs from the repository", 6: "installs from the repository",

@@ -19,8 +19,8 @@ import data.buildgate.lib.sourcebuild as sb
 deny contains lib.finding(d, u.el, msg) if {
 	some m in lib.migrations
 	some d in input.documents
-	lib.in_scope(m, d.path)
-	some u in sb.arg_uses(m, d)
+	sb.relevant(m, d.path)
+	some u in sb.arg_uses(m, d.path)
 	u.name in m.build_args
 	not lib.cache_arg(u.name)
 	msg := sprintf("`%s` is a build argument of the %s source build; remove it and %s", [u.name, m.package, lib.remedy(m)])

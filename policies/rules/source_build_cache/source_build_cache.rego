@@ -20,8 +20,8 @@ import data.buildgate.lib.sourcebuild as sb
 deny contains lib.finding(d, u.el, msg) if {
 	some m in lib.migrations
 	some d in input.documents
-	lib.in_scope(m, d.path)
-	some u in sb.arg_uses(m, d)
+	sb.relevant(m, d.path)
+	some u in sb.arg_uses(m, d.path)
 	lib.source_arg(m, u.name)
 	lib.cache_arg(u.name)
 	msg := sprintf("`%s` is a cache key of the %s source build; remove it and %s", [u.name, m.package, lib.remedy(m)])
@@ -31,7 +31,7 @@ deny contains lib.finding(d, u.el, msg) if {
 deny contains lib.finding(d, b.labels[0], msg) if {
 	some m in lib.migrations
 	some d in lib.documents("hcl")
-	lib.in_scope(m, d.path)
+	sb.relevant(m, d.path)
 	some b in d.blocks
 	b.type == "function"
 	count(b.labels) > 0
@@ -43,7 +43,7 @@ deny contains lib.finding(d, b.labels[0], msg) if {
 deny contains lib.finding(d, call, msg) if {
 	some m in lib.migrations
 	some d in lib.documents("hcl")
-	lib.in_scope(m, d.path)
+	sb.relevant(m, d.path)
 	some x in lib.hcl_attributes(d)
 	some call in x.attr.calls
 	lib.source_build_name(m, call.name)
@@ -55,7 +55,7 @@ deny contains lib.finding(d, call, msg) if {
 deny contains lib.finding(d, w, msg) if {
 	some m in lib.migrations
 	some d in lib.documents("hcl")
-	lib.in_scope(m, d.path)
+	sb.relevant(m, d.path)
 	some x in lib.hcl_attributes(d)
 	cache_context(x)
 	some w in x.attr.strings
@@ -84,8 +84,7 @@ cache_key_ref_on_line(m, attr, line) if {
 # source build ("vllm.rocm.mooncake_commit").
 deny contains lib.finding(s.doc, w, msg) if {
 	some m in lib.migrations
-	some s in lib.scripts
-	lib.in_scope(m, s.doc.path)
+	some s in sb.scripts(m)
 	some c in s.script.commands
 	regex.match(`(?i)metadata|label|annotat`, c.name)
 	some i, w in c.words

@@ -20,10 +20,10 @@ import data.buildgate.lib.sourcebuild as sb
 deny contains lib.finding(d, st.name_word, msg) if {
 	some m in lib.migrations
 	some d in lib.documents("dockerfile")
-	lib.in_scope(m, d.path)
+	sb.relevant(m, d.path)
 	some st in d.stages
 	is_object(st.name_word)
-	lower(st.name) in sb.stages(m, d)
+	lower(st.name) in sb.stages(m, d.path)
 	msg := sprintf("stage `%s` builds %s from source; %s", [st.name, m.package, lib.remedy(m)])
 }
 
@@ -31,11 +31,11 @@ deny contains lib.finding(d, st.name_word, msg) if {
 deny contains lib.finding(d, st.base, msg) if {
 	some m in lib.migrations
 	some d in lib.documents("dockerfile")
-	lib.in_scope(m, d.path)
+	sb.relevant(m, d.path)
 	some st in d.stages
 	not is_object(st.name_word)
 	is_string(st.base.value)
-	lower(st.base.value) in sb.stages(m, d)
+	lower(st.base.value) in sb.stages(m, d.path)
 	msg := sprintf("this stage is built FROM `%s`, a stage of the %s source build; %s", [st.base.value, m.package, lib.remedy(m)])
 }
 
@@ -43,10 +43,10 @@ deny contains lib.finding(d, st.base, msg) if {
 deny contains lib.finding(d, ins.copy_from, msg) if {
 	some m in lib.migrations
 	some d in lib.documents("dockerfile")
-	lib.in_scope(m, d.path)
+	sb.relevant(m, d.path)
 	some ins in lib.instructions(d)
 	is_object(ins.copy_from)
-	from_source_stage(m, d, ins.copy_from.value)
+	from_source_stage(m, d.path, ins.copy_from.value)
 	msg := sprintf("`COPY --from=%s` copies the output of the %s source build; %s", [ins.copy_from.value, m.package, lib.remedy(m)])
 }
 
@@ -54,14 +54,14 @@ deny contains lib.finding(d, ins.copy_from, msg) if {
 deny contains lib.finding(d, mt, msg) if {
 	some m in lib.migrations
 	some d in lib.documents("dockerfile")
-	lib.in_scope(m, d.path)
+	sb.relevant(m, d.path)
 	some ins in lib.instructions(d)
 	some mt in ins.mounts
-	from_source_stage(m, d, mt.from)
+	from_source_stage(m, d.path, mt.from)
 	msg := sprintf("`RUN --mount from=%s` uses the output of the %s source build; %s", [mt.from, m.package, lib.remedy(m)])
 }
 
-from_source_stage(m, d, name) if lower(name) in sb.stages(m, d)
+from_source_stage(m, path, name) if lower(name) in sb.stages(m, path)
 
 from_source_stage(m, _, name) if {
 	is_string(name)
@@ -72,7 +72,7 @@ from_source_stage(m, _, name) if {
 deny contains lib.finding(d, b.labels[0], msg) if {
 	some m in lib.migrations
 	some d in lib.documents("hcl")
-	lib.in_scope(m, d.path)
+	sb.relevant(m, d.path)
 	some b in d.blocks
 	b.type == "target"
 	count(b.labels) > 0
@@ -84,7 +84,7 @@ deny contains lib.finding(d, b.labels[0], msg) if {
 deny contains lib.finding(d, el, msg) if {
 	some m in lib.migrations
 	some d in lib.documents("hcl")
-	lib.in_scope(m, d.path)
+	sb.relevant(m, d.path)
 	some x in lib.hcl_attributes(d)
 	x.attr.name in {"targets", "inherits"}
 	some el in x.attr.elements
@@ -101,8 +101,7 @@ target_name(m, name) if lib.source_build_name(m, name)
 # a for loop's words, a case pattern.
 deny contains lib.finding(s.doc, w, msg) if {
 	some m in lib.migrations
-	some s in lib.scripts
-	lib.in_scope(m, s.doc.path)
+	some s in sb.scripts(m)
 	some a in s.script.assignments
 	some w in a.words
 	listed_name(m, w.value)
@@ -111,8 +110,7 @@ deny contains lib.finding(s.doc, w, msg) if {
 
 deny contains lib.finding(s.doc, w, msg) if {
 	some m in lib.migrations
-	some s in lib.scripts
-	lib.in_scope(m, s.doc.path)
+	some s in sb.scripts(m)
 	some loop in s.script.for_loops
 	some w in loop.words
 	listed_name(m, w.value)
@@ -121,8 +119,7 @@ deny contains lib.finding(s.doc, w, msg) if {
 
 deny contains lib.finding(s.doc, p, msg) if {
 	some m in lib.migrations
-	some s in lib.scripts
-	lib.in_scope(m, s.doc.path)
+	some s in sb.scripts(m)
 	some p in s.script.case_patterns
 	listed_name(m, p.value)
 	msg := sprintf("case branch `%s` handles a stage of the %s source build; %s", [p.value, m.package, lib.remedy(m)])
@@ -132,8 +129,7 @@ deny contains lib.finding(s.doc, p, msg) if {
 # stage or target ("base mooncake_source", "mooncake-rocm-ci").
 deny contains lib.finding(s.doc, w, msg) if {
 	some m in lib.migrations
-	some s in lib.scripts
-	lib.in_scope(m, s.doc.path)
+	some s in sb.scripts(m)
 	some c in s.script.commands
 	not c.name in {"echo", "printf", "read", "unset", "export", "local", "declare", "readonly", "typeset"}
 	some i, w in c.words

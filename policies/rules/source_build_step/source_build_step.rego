@@ -20,31 +20,32 @@ import data.buildgate.lib.sourcebuild as sb
 # A command that fetches the source.
 deny contains lib.finding(s.doc, c, msg) if {
 	some m in lib.migrations
-	some s in lib.scripts
-	lib.in_scope(m, s.doc.path)
+	some s in sb.scripts(m)
 	some c in s.script.commands
-	what := sb.fetch(m, s.doc, c)
+	sb.may_fetch(c)
+	what := sb.fetch(m, s.doc.path, c)
 	msg := sprintf("`%s` %s the source of %s; %s", [command_text(c), what, m.package, lib.remedy(m)])
 }
 
 # A build command run inside the clone.
 deny contains lib.finding(s.doc, c, msg) if {
 	some m in lib.migrations
-	some s in lib.scripts
-	lib.in_scope(m, s.doc.path)
+	some s in sb.scripts(m)
+	dests := sb.clone_dests(m, s.doc.path)
+	count(dests) > 0
+	cds := [x | some x in s.script.commands; x.name == "cd"]
 	some c in s.script.commands
 	what := sb.build_step(c)
-	sb.in_clone(m, s, c)
+	sb.in_clone(dests, cds, c)
 	msg := sprintf("`%s` %s inside the clone of %s's source; %s", [command_text(c), what, m.package, lib.remedy(m)])
 }
 
 # The installation of a wheel built here.
 deny contains lib.finding(s.doc, w, msg) if {
 	some m in lib.migrations
-	some s in lib.scripts
-	lib.in_scope(m, s.doc.path)
+	some s in sb.scripts(m)
 	some c in s.script.commands
-	some w in sb.local_wheels(m, s, c)
+	some w in sb.local_wheels(m, s.doc.path, s.run, c)
 	msg := sprintf("`%s` installs a locally built wheel of %s; %s", [w.text, m.package, lib.remedy(m)])
 }
 
@@ -53,7 +54,7 @@ deny contains lib.finding(s.doc, w, msg) if {
 deny contains lib.finding(d, ins, msg) if {
 	some m in lib.migrations
 	some d in lib.documents("dockerfile")
-	lib.in_scope(m, d.path)
+	sb.relevant(m, d.path)
 	some ins in lib.instructions(d)
 	ins.cmd in {"run", "add"}
 	not is_object(ins.shell)
@@ -65,7 +66,7 @@ deny contains lib.finding(d, ins, msg) if {
 deny contains lib.finding(d, x.attr, msg) if {
 	some m in lib.migrations
 	some d in lib.documents("hcl")
-	lib.in_scope(m, d.path)
+	sb.relevant(m, d.path)
 	some x in lib.hcl_attributes(d)
 	x.attr.name in {"context", "contexts"}
 	lib.mentions_repository(m, x.attr.value_text)

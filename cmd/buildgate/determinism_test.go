@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+func runEnv(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+// The same input gives byte-identical output in every format, across runs
+// and GOMAXPROCS values (files are loaded and converted in parallel).
+func TestDeterministicOutput(t *testing.T) {
+	dirs := []string{mustAbs(t, "../../testdata/vllm-rocm/before")}
+	if latest, err := filepath.Abs("../../../shared/corpus/vllm/latest"); err == nil {
+		if _, err := os.Stat(latest); err == nil {
+			dirs = append(dirs, latest)
+		}
+	}
+	for _, dir := range dirs {
+		for _, format := range []string{"text", "json", "sarif", "github", "junit", "markdown"} {
+			var first result
+			for i, procs := range []string{"1", "4", "1", "2"} {
+				r := runEnv(t, dir, []string{"GOMAXPROCS=" + procs}, "lint", "--root", ".", "--format", format)
+				if i == 0 {
+					first = r
+					continue
+				}
+				if r.stdout != first.stdout || r.code != first.code {
+					t.Errorf("%s, --format %s: output with GOMAXPROCS=%s differs from GOMAXPROCS=1", dir, format, procs)
+				}
+			}
+		}
+	}
+}
