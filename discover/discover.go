@@ -110,7 +110,21 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+			if d.Type()&fs.ModeSymlink != 0 {
+				switch linkTarget(absRoot, p) {
+				case linkDirInside:
+					return nil // its files are linted where they are
+				case linkDirOutside:
+					// Not followed; reported so that nothing passes unseen.
+					add(File{Path: relSlash, Kind: ""})
+					return nil
+				case linkBroken:
+					if _, ok := loader.DetectName(relSlash); ok {
+						add(File{Path: relSlash, Kind: ""})
+					}
+					return nil
+				}
+			} else if !d.Type().IsRegular() {
 				return nil
 			}
 			if opts.Excluded != nil && opts.Excluded(relSlash) {
@@ -130,6 +144,41 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, nil
+}
+
+type link int
+
+const (
+	linkFile link = iota
+	linkDirInside
+	linkDirOutside
+	linkBroken
+)
+
+// linkTarget classifies a symbolic link without following it anywhere
+// buildgate will read: a file (the loader decides, within the root), a
+// directory inside or outside the root, or a link that resolves to
+// nothing (dangling, or a loop).
+func linkTarget(root, p string) link {
+	st, err := os.Stat(p)
+	if err != nil {
+		return linkBroken
+	}
+	if !st.IsDir() {
+		return linkFile
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return linkBroken
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return linkDirOutside
+	}
+	if rel, err := filepath.Rel(realRoot, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return linkDirInside
+	}
+	return linkDirOutside
 }
 
 // Detect tells a file's kind by name, or by its first line when the name

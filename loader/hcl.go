@@ -2,6 +2,7 @@ package loader
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
@@ -86,7 +87,13 @@ type Element struct {
 type hclLoad struct {
 	idx *lineIndex
 	src []byte
+	// deep collects expressions too deeply nested to compute a value of.
+	deep []Error
 }
+
+// maxValueDepth bounds the nesting of an attribute's computed value: JSON
+// decoders (and Rego's) stop far below the depths a hostile file reaches.
+const maxValueDepth = 200
 
 func loadHCL(path string, src []byte) *HCLDocument {
 	doc := &HCLDocument{
@@ -120,6 +127,7 @@ func loadHCL(path string, src []byte) *HCLDocument {
 	}
 	doc.Attributes = h.attributes(body, nil)
 	doc.Blocks = h.blocks(body)
+	defer func() { doc.Errors = append(doc.Errors, h.deep...) }()
 	for i := range doc.Blocks {
 		b := &doc.Blocks[i]
 		if len(b.Labels) == 0 {
@@ -208,6 +216,13 @@ func (h *hclLoad) attributes(body *hclsyntax.Body, locals map[string]bool) []Att
 			Refs: []Ref{}, Calls: []Call{}, Strings: []Word{}, Elements: []Element{}, Pos: h.rng(a.SrcRange),
 		}
 		at.Static, at.Value = staticValue(a.Expr)
+		if d := jsonDepth(at.Value); d > maxValueDepth {
+			at.Static, at.Value = false, json.RawMessage("null")
+			h.deep = append(h.deep, Error{
+				Message: fmt.Sprintf("the value of %s is nested %d levels deep, more than the %d buildgate computes: it is not evaluated", a.Name, d, maxValueDepth),
+				Pos:     at.Pos,
+			})
+		}
 		if locals != nil && (a.Name == "params" || a.Name == "variadic_params") {
 			// Parameter declarations name locals; they reference nothing.
 		} else {
@@ -262,6 +277,9 @@ func (h *hclLoad) element(key *Word, keyRange hcl.Range, e hclsyntax.Expression,
 	r := e.Range()
 	el := Element{Key: key, ValueText: h.text(r), Refs: h.refs(e, locals)}
 	el.Static, el.Value = staticValue(e)
+	if jsonDepth(el.Value) > maxValueDepth {
+		el.Static, el.Value = false, json.RawMessage("null")
+	}
 	if key != nil {
 		r = hcl.RangeBetween(keyRange, r)
 	}
@@ -279,6 +297,31 @@ func (h *hclLoad) refs(e hclsyntax.Expression, locals map[string]bool) []Ref {
 		out = append(out, Ref{Name: t.RootName(), Text: h.text(r), Pos: h.rng(r)})
 	}
 	return out
+}
+
+// jsonDepth is the deepest nesting of arrays and objects in JSON text.
+func jsonDepth(raw []byte) int {
+	depth, max := 0, 0
+	inString, escaped := false, false
+	for _, c := range raw {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return max
 }
 
 // staticValue evaluates an expression without variables or functions.

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +10,13 @@ import (
 	"path"
 	"runtime/debug"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
+
+// Debug, when set, receives the stack of a loader panic (--debug); a
+// panic is an error entry of the file either way.
+var Debug io.Writer
 
 // DefaultMaxFileSize is the size above which a file is not read.
 const DefaultMaxFileSize = 10 << 20
@@ -24,11 +31,20 @@ func Parse(kind Kind, rel string, src []byte) (doc Document) {
 				Message: fmt.Sprintf("internal error while parsing: %v", r),
 				Pos:     Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1},
 			})
-			if os.Getenv("BUILDGATE_DEBUG") != "" {
-				fmt.Fprintf(os.Stderr, "%s: panic: %v\n%s", rel, r, debug.Stack())
+			if Debug != nil {
+				fmt.Fprintf(Debug, "buildgate: %s: panic while parsing: %v\n%s", rel, r, debug.Stack())
 			}
 		}
 	}()
+	src = bytes.TrimPrefix(src, utf8BOM)
+	if i := bytes.IndexByte(src, 0); i >= 0 {
+		// NUL bytes: binary content (or UTF-16) under a build file's name.
+		// Parsing it would only produce noise; it is one error instead.
+		doc = Empty(kind, rel)
+		x := newLineIndex(src)
+		addError(doc, Error{Message: "the file holds binary content (a NUL byte): not a text build file, so it is not read", Pos: x.span(i, i+1)})
+		return doc
+	}
 	switch kind {
 	case KindDockerfile:
 		doc = loadDockerfile(rel, src)
@@ -49,6 +65,8 @@ func Parse(kind Kind, rel string, src []byte) (doc Document) {
 		h.setSuppressions(s)
 	}
 	h.setSource(src)
+	checkText(doc, src)
+	tidyErrors(doc)
 	return doc
 }
 
@@ -67,6 +85,95 @@ func Empty(kind Kind, rel string) Document {
 		return &RequirementsDocument{Header: h, Requirements: []Requirement{}, Options: []Flag{}, Includes: []Include{}, Errors: []Error{}}
 	default:
 		return &ShellDocument{Header: Header{Kind: KindShell, Path: rel}, Script: newScript(), Comments: []Word{}, Errors: []Error{}}
+	}
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// maxErrors bounds the error entries of one document: a file that fails
+// everywhere says so once with a count, not ten thousand times.
+const maxErrors = 100
+
+// checkText reports what a loader reads but a reader would not expect:
+// bytes that are not UTF-8 (read one by one, each a column), and line
+// breaks that are a lone CR (Docker, pip and the shell see none there).
+func checkText(doc Document, src []byte) {
+	if !utf8.Valid(src) {
+		off := 0
+		for off < len(src) {
+			r, n := utf8.DecodeRune(src[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		x := newLineIndex(src)
+		addError(doc, Error{Message: "the file is not valid UTF-8 here: buildgate reads such bytes one by one, and may not see what a tool reading another encoding would", Pos: x.span(off, off+1)})
+	}
+	for i := bytes.IndexByte(src, '\r'); i >= 0; {
+		if i+1 >= len(src) || src[i+1] != '\n' {
+			x := newLineIndex(src)
+			addError(doc, Error{Message: "the file has a line break that is a lone CR (old Mac style): Docker, pip and the shell do not read it as a line break; convert the line endings to LF", Pos: x.span(i, i+1)})
+			break
+		}
+		j := bytes.IndexByte(src[i+1:], '\r')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+}
+
+// tidyErrors makes error messages printable (a parser quoting binary
+// garbage would put it into every report) and caps their number.
+func tidyErrors(doc Document) {
+	errs := doc.DocErrors()
+	if len(errs) == 0 {
+		return
+	}
+	out := make([]Error, 0, min(len(errs), maxErrors+1))
+	for i, e := range errs {
+		if i == maxErrors {
+			out = append(out, Error{Message: fmt.Sprintf("%d more errors in this file are not listed", len(errs)-maxErrors), Pos: e.Pos})
+			break
+		}
+		e.Message = printable(e.Message)
+		out = append(out, e)
+	}
+	setErrors(doc, out)
+}
+
+func printable(s string) string {
+	var b strings.Builder
+	n := 0
+	for i, r := range s {
+		if n >= 300 {
+			b.WriteString("...")
+			break
+		}
+		n++
+		switch {
+		case r == utf8.RuneError:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '\t' || unicode.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
+}
+
+func setErrors(doc Document, errs []Error) {
+	switch d := doc.(type) {
+	case *DockerfileDocument:
+		d.Errors = errs
+	case *HCLDocument:
+		d.Errors = errs
+	case *RequirementsDocument:
+		d.Errors = errs
+	case *ShellDocument:
+		d.Errors = errs
 	}
 }
 

@@ -106,3 +106,19 @@ func TestLoaderSizeLimit(t *testing.T) {
 		t.Fatalf("oversized file: %v %+v", err, docs)
 	}
 }
+
+// A loader that panics becomes an error entry naming the file, with the
+// stack only for --debug.
+func TestParseRecoversPanics(t *testing.T) {
+	var stack strings.Builder
+	Debug = &stack
+	defer func() { Debug = nil }()
+	doc := Parse(Kind("bogus"), "x/Dockerfile", []byte("FROM a\n"))
+	errs := doc.DocErrors()
+	if doc.DocPath() != "x/Dockerfile" || len(errs) != 1 || !strings.Contains(errs[0].Message, "internal error while parsing") {
+		t.Errorf("document %+v, errors %+v", doc, errs)
+	}
+	if !strings.Contains(stack.String(), "x/Dockerfile: panic while parsing") || !strings.Contains(stack.String(), "goroutine") {
+		t.Errorf("debug output: %q", stack.String())
+	}
+}

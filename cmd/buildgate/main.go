@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+
+	"github.com/buildgate/buildgate/loader"
 
 	"github.com/spf13/cobra"
 )
@@ -41,11 +44,30 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, msg: err.Error()}
 	})
+	root.PersistentFlags().BoolVar(&debugFlag, "debug", false, "print the Go stack of internal errors (a loader that panicked, ...) on stderr")
+	root.PersistentPreRun = func(*cobra.Command, []string) {
+		if debugFlag {
+			loader.Debug = stderr
+		}
+	}
 	root.AddCommand(newLintCmd(), newRulesCmd(), newVerifyCmd(), newParseCmd(), newVersionCmd())
 	return root
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+var debugFlag bool
+
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	// Whatever happens, the process ends with an exit status CI can read,
+	// never with a Go panic: an internal error is exit 2.
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "buildgate: internal error: %v (please report it; --debug prints the stack)\n", r)
+			if debugFlag {
+				fmt.Fprintf(stderr, "%s", debug.Stack())
+			}
+			code = exitUsage
+		}
+	}()
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
