@@ -218,3 +218,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSpecifier: parsing a specifier set never panics, and a witness of
+// AdmitsBelow is a member of the set below the minimum.
+func FuzzSpecifier(f *testing.F) {
+	for _, s := range []string{">=0.3.13", ">0.3.12", "==0.3.*", "~=0.3.13", ">=0.3.13rc1", "!=0.3.12,<1", "===foo", ">=1!0.1", "==0.3.12+rocm6.4", ""} {
+		f.Add(s, "0.3.13")
+	}
+	f.Fuzz(func(t *testing.T, spec, minimum string) {
+		set, err := ParseSet(spec)
+		if err != nil {
+			return
+		}
+		min, err := Parse(minimum)
+		if err != nil {
+			return
+		}
+		if w, ok := set.AdmitsBelow(min); ok && (!set.Contains(w) || Compare(w, min) >= 0) {
+			t.Errorf("%q below %s: witness %s is not a member below the minimum", spec, min, w)
+		}
+	})
+}
