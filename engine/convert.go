@@ -17,7 +17,11 @@ import (
 // makes for structs: on large inputs that round trip costs more than the
 // evaluation.
 func ToValue(v any) (ast.Value, error) {
-	return toValue(reflect.ValueOf(v))
+	t, err := toTerm(reflect.ValueOf(v))
+	if err != nil {
+		return nil, err
+	}
+	return t.Value, nil
 }
 
 var (
@@ -27,7 +31,7 @@ var (
 )
 
 type field struct {
-	name      string
+	key       *ast.Term // the JSON name, made once per type
 	index     []int
 	omitEmpty bool
 }
@@ -57,7 +61,7 @@ func fieldsOf(t reflect.Type) []field {
 			if name == "" {
 				name = sf.Name
 			}
-			out = append(out, field{name: name, index: idx, omitEmpty: strings.Contains(opts, "omitempty")})
+			out = append(out, field{key: ast.StringTerm(name), index: idx, omitEmpty: strings.Contains(opts, "omitempty")})
 		}
 	}
 	walk(t, nil)
@@ -83,68 +87,70 @@ func isEmpty(v reflect.Value) bool {
 	return false
 }
 
-func toValue(v reflect.Value) (ast.Value, error) {
+var nullTerm = ast.NullTerm()
+
+func toTerm(v reflect.Value) (*ast.Term, error) {
 	if !v.IsValid() {
-		return ast.Null{}, nil
+		return nullTerm, nil
 	}
 	t := v.Type()
 	if t == rawType {
-		return rawValue(v.Bytes())
+		return wrap(rawValue(v.Bytes()))
 	}
 	if t.Implements(marshalerType) && t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
-		return marshaled(v)
+		return wrap(marshaled(v))
 	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
-			return ast.Null{}, nil
+			return nullTerm, nil
 		}
-		return toValue(v.Elem())
+		return toTerm(v.Elem())
 	case reflect.String:
-		return ast.String(v.String()), nil
+		return ast.StringTerm(v.String()), nil
 	case reflect.Bool:
-		return ast.Boolean(v.Bool()), nil
+		return ast.InternedTerm(v.Bool()), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return ast.Number(strconv.FormatInt(v.Int(), 10)), nil
+		return ast.InternedTerm(int(v.Int())), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return ast.Number(strconv.FormatUint(v.Uint(), 10)), nil
+		return ast.NumberTerm(json.Number(strconv.FormatUint(v.Uint(), 10))), nil
 	case reflect.Float32, reflect.Float64:
-		return ast.Number(strconv.FormatFloat(v.Float(), 'g', -1, 64)), nil
+		return ast.NumberTerm(json.Number(strconv.FormatFloat(v.Float(), 'g', -1, 64))), nil
 	case reflect.Slice:
 		if v.IsNil() {
-			return ast.Null{}, nil
+			return nullTerm, nil
 		}
 		if t.Elem().Kind() == reflect.Uint8 {
-			return marshaled(v)
+			return wrap(marshaled(v))
 		}
 		fallthrough
 	case reflect.Array:
 		terms := make([]*ast.Term, v.Len())
 		for i := range terms {
-			x, err := toValue(v.Index(i))
+			x, err := toTerm(v.Index(i))
 			if err != nil {
 				return nil, err
 			}
-			terms[i] = ast.NewTerm(x)
+			terms[i] = x
 		}
-		return ast.NewArray(terms...), nil
+		return ast.ArrayTerm(terms...), nil
 	case reflect.Map:
 		if v.IsNil() {
-			return ast.Null{}, nil
+			return nullTerm, nil
 		}
 		if t.Key().Kind() != reflect.String {
-			return marshaled(v)
+			return wrap(marshaled(v))
 		}
 		items := make([][2]*ast.Term, 0, v.Len())
 		iter := v.MapRange()
 		for iter.Next() {
-			x, err := toValue(iter.Value())
+			x, err := toTerm(iter.Value())
 			if err != nil {
 				return nil, err
 			}
-			items = append(items, [2]*ast.Term{ast.StringTerm(iter.Key().String()), ast.NewTerm(x)})
+			items = append(items, [2]*ast.Term{ast.StringTerm(iter.Key().String()), x})
 		}
-		return ast.NewObject(items...), nil
+		return ast.ObjectTerm(items...), nil
 	case reflect.Struct:
 		fs := fieldsOf(t)
 		items := make([][2]*ast.Term, 0, len(fs))
@@ -156,15 +162,22 @@ func toValue(v reflect.Value) (ast.Value, error) {
 			if f.omitEmpty && isEmpty(fv) {
 				continue
 			}
-			x, err := toValue(fv)
+			x, err := toTerm(fv)
 			if err != nil {
 				return nil, err
 			}
-			items = append(items, [2]*ast.Term{ast.StringTerm(f.name), ast.NewTerm(x)})
+			items = append(items, [2]*ast.Term{f.key, x})
 		}
-		return ast.NewObject(items...), nil
+		return ast.ObjectTerm(items...), nil
 	}
 	return nil, fmt.Errorf("cannot convert %s to a Rego value", t)
+}
+
+func wrap(v ast.Value, err error) (*ast.Term, error) {
+	if err != nil {
+		return nil, err
+	}
+	return ast.NewTerm(v), nil
 }
 
 func rawValue(b []byte) (ast.Value, error) {

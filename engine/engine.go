@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -533,9 +534,28 @@ func (e *Engine) Eval(ctx context.Context, in Input) ([]Finding, error) {
 	if len(e.queries) == 0 {
 		return nil, nil
 	}
+	val, err := ConvertInput(in)
+	if err != nil {
+		return nil, err
+	}
+	return e.EvalConverted(ctx, in, val)
+}
+
+// ConvertInput turns an input into the Rego value Eval evaluates: callers
+// that have time to spare before the engine is ready (it compiles while
+// files load) convert early and call EvalConverted.
+func ConvertInput(in Input) (ast.Value, error) {
 	val, err := inputValue(in)
 	if err != nil {
 		return nil, fmt.Errorf("input: %w", err)
+	}
+	return val, nil
+}
+
+// EvalConverted is Eval over an input ConvertInput has converted.
+func (e *Engine) EvalConverted(ctx context.Context, in Input, val ast.Value) ([]Finding, error) {
+	if len(e.queries) == 0 {
+		return nil, nil
 	}
 	ctx = withSources(ctx, in.Documents)
 	var out []Finding
@@ -581,8 +601,7 @@ func inputValue(in Input) (ast.Value, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				v, err := ToValue(in.Documents[i])
-				terms[i], errs[i] = ast.NewTerm(v), err
+				terms[i], errs[i] = toTerm(reflect.ValueOf(in.Documents[i]))
 			}
 		}()
 	}

@@ -20,14 +20,19 @@ import (
 	"github.com/buildgate/buildgate/discover"
 	"github.com/buildgate/buildgate/engine"
 	"github.com/buildgate/buildgate/loader"
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // Options describe one run.
 type Options struct {
-	Root        string
-	Paths       []string
-	Config      *config.Config
-	Engine      *engine.Engine
+	Root   string
+	Paths  []string
+	Config *config.Config
+	Engine *engine.Engine
+	// EngineReady, when set instead of Engine, waits for an engine being
+	// compiled while the files load (compiling takes as long as loading a
+	// small repository).
+	EngineReady func() (*engine.Engine, error)
 	MaxFileSize int64
 	// Timeout bounds the evaluation of the policies (0: none).
 	Timeout time.Duration
@@ -71,10 +76,6 @@ type Unreadable struct {
 // Run lints. Errors are about the run itself (a path that does not
 // exist, a policy that fails); problems with files are findings.
 func Run(ctx context.Context, o Options) (*Outcome, error) {
-	settings, err := ResolveSettings(o.Config, o.Engine.Rules())
-	if err != nil {
-		return nil, err
-	}
 	files, err := discover.Find(o.Root, o.Paths, discover.Options{Excluded: o.Config.Excluded})
 	if err != nil {
 		return nil, err
@@ -92,13 +93,34 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if o.Progress != nil {
 		o.Progress("evaluating", len(docs), len(docs))
 	}
+	input := engine.Input{Documents: docs, Config: o.Config.PolicyInput()}
+	converted := make(chan error, 1)
+	var val ast.Value
+	go func() {
+		var err error
+		val, err = engine.ConvertInput(input)
+		converted <- err
+	}()
+	if o.EngineReady != nil {
+		if o.Engine, err = o.EngineReady(); err != nil {
+			_ = <-converted // the engine failed: the conversion no longer matters
+			return nil, err
+		}
+	}
+	settings, err := ResolveSettings(o.Config, o.Engine.Rules())
+	if err != nil {
+		return nil, err
+	}
 	evalCtx := ctx
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		evalCtx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	findings, err := o.Engine.Eval(evalCtx, engine.Input{Documents: docs, Config: o.Config.PolicyInput()})
+	if err := <-converted; err != nil {
+		return nil, err
+	}
+	findings, err := o.Engine.EvalConverted(evalCtx, input, val)
 	if err != nil {
 		var te *engine.TimeoutError
 		if errors.As(err, &te) {

@@ -112,9 +112,20 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	eng, err := f.policy.engine(ctx)
-	if err != nil {
-		return err
+	// The policies compile while the files load.
+	var eng *engine.Engine
+	compiled := make(chan error, 1)
+	go func() {
+		var err error
+		eng, err = f.policy.engine(ctx)
+		compiled <- err
+	}()
+	ready := func() (*engine.Engine, error) {
+		if err := <-compiled; err != nil {
+			return nil, err
+		}
+		compiled <- nil
+		return eng, nil
 	}
 	if len(args) == 0 && !f.noDefault {
 		// Without paths the whole repository is linted: the root when it
@@ -124,7 +135,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 			args = []string{root}
 		}
 	}
-	opts := lint.Options{Root: root, Paths: args, Config: cfg, Engine: eng, MaxFileSize: f.maxSize, Timeout: f.timeout,
+	opts := lint.Options{Root: root, Paths: args, Config: cfg, EngineReady: ready, MaxFileSize: f.maxSize, Timeout: f.timeout,
 		Suppress: lint.SuppressOptions{Inline: !f.noInline, Today: time.Now(), Whole: coversRoot(root, args)}}
 	if err := newFrom(&opts, f); err != nil {
 		return err
@@ -147,6 +158,10 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if err != nil {
 		var pe *discover.PathError
 		var ce *config.Error
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
 		if errors.As(err, &pe) || errors.As(err, &ce) {
 			return usageErr("%v", err)
 		}
