@@ -103,7 +103,9 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	}()
 	if o.EngineReady != nil {
 		if o.Engine, err = o.EngineReady(); err != nil {
-			_ = <-converted // the engine failed: the conversion no longer matters
+			if cerr := <-converted; cerr != nil {
+				err = errors.Join(err, cerr)
+			}
 			return nil, err
 		}
 	}
