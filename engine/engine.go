@@ -129,7 +129,14 @@ type Engine struct {
 	compiler *ast.Compiler
 	rules    []Rule
 	queries  []query
+	// selector, when the policies define data.buildgate.select.paths and
+	// no user policy is loaded, says which documents the rules read beyond
+	// their kind, path and errors: only those are converted in full.
+	selector *rego.PreparedEvalQuery
 }
+
+// SelectRef is the rule that narrows which documents are converted.
+const SelectRef = "data.buildgate.select.paths"
 
 type query struct {
 	name     string // the rule sets it evaluates, for messages
@@ -303,6 +310,18 @@ func CompileWith(ctx context.Context, mods []Module, o Options) (*Engine, error)
 		}
 		q.prepared = pq
 		e.queries = append(e.queries, *q)
+	}
+	userRules := false
+	for _, r := range rules {
+		userRules = userRules || r.Pack != ""
+	}
+	if !userRules && len(c.GetRulesExact(ast.MustParseRef(SelectRef))) > 0 {
+		pq, err := rego.New(rego.Compiler(c), rego.Store(inmem.NewFromObject(data)), rego.Query("x = "+SelectRef),
+			rego.Runtime(Runtime(o.Version)), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+		if err != nil {
+			return nil, &CompileError{Errors: []string{err.Error()}}
+		}
+		e.selector = &pq
 	}
 	return e, nil
 }
@@ -534,11 +553,105 @@ func (e *Engine) Eval(ctx context.Context, in Input) ([]Finding, error) {
 	if len(e.queries) == 0 {
 		return nil, nil
 	}
-	val, err := ConvertInput(in)
+	if e.selector == nil {
+		val, err := ConvertInput(in)
+		if err != nil {
+			return nil, err
+		}
+		return e.EvalConverted(ctx, in, val)
+	}
+	val, err := e.selectAndConvert(withSources(ctx, in.Documents), in)
 	if err != nil {
 		return nil, err
 	}
 	return e.EvalConverted(ctx, in, val)
+}
+
+// maxSelectRounds bounds the selection fixpoint: each round converts the
+// documents the previous ones showed to matter (a stage named in one file
+// makes another file that names it matter).
+const maxSelectRounds = 8
+
+// selectAndConvert converts in full only the documents the selector asks
+// for, and gives the others as stubs: {kind, path, errors}. It runs the
+// selector until it asks for nothing new.
+func (e *Engine) selectAndConvert(ctx context.Context, in Input) (ast.Value, error) {
+	terms := make([]*ast.Term, len(in.Documents))
+	byPath := make(map[string]int, len(in.Documents))
+	for i, d := range in.Documents {
+		byPath[d.DocPath()] = i
+		errs, err := toTerm(reflect.ValueOf(d.DocErrors()))
+		if err != nil {
+			return nil, err
+		}
+		if len(d.DocErrors()) == 0 {
+			errs = ast.ArrayTerm()
+		}
+		terms[i] = ast.ObjectTerm(
+			[2]*ast.Term{ast.StringTerm("kind"), ast.StringTerm(string(d.DocKind()))},
+			[2]*ast.Term{ast.StringTerm("path"), ast.StringTerm(d.DocPath())},
+			[2]*ast.Term{ast.StringTerm("errors"), errs},
+		)
+	}
+	cfg, err := ToValue(in.Config)
+	if err != nil {
+		return nil, err
+	}
+	build := func() ast.Value {
+		return ast.NewObject(
+			[2]*ast.Term{ast.StringTerm("documents"), ast.ArrayTerm(terms...)},
+			[2]*ast.Term{ast.StringTerm("config"), ast.NewTerm(cfg)},
+		)
+	}
+	full := make([]bool, len(in.Documents))
+	for round := 0; round < maxSelectRounds; round++ {
+		rs, err := e.selector.Eval(ctx, rego.EvalParsedInput(build()))
+		if err != nil {
+			return nil, fmt.Errorf("selecting documents: %w", err)
+		}
+		var todo []int
+		if len(rs) > 0 {
+			paths, _ := rs[0].Bindings["x"].([]any)
+			for _, p := range paths {
+				s, _ := p.(string)
+				if i, ok := byPath[s]; ok && !full[i] {
+					full[i] = true
+					todo = append(todo, i)
+				}
+			}
+		}
+		if len(todo) == 0 {
+			break
+		}
+		sort.Ints(todo)
+		if err := convertDocs(in.Documents, todo, terms); err != nil {
+			return nil, err
+		}
+	}
+	return build(), nil
+}
+
+// convertDocs converts the documents at the given indexes into terms, in
+// parallel.
+func convertDocs(docs []loader.Document, idx []int, terms []*ast.Term) error {
+	errs := make([]error, len(idx))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				terms[idx[k]], errs[k] = toTerm(reflect.ValueOf(docs[idx[k]]))
+			}
+		}()
+	}
+	for k := range idx {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // ConvertInput turns an input into the Rego value Eval evaluates: callers

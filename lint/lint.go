@@ -20,7 +20,6 @@ import (
 	"github.com/buildgate/buildgate/discover"
 	"github.com/buildgate/buildgate/engine"
 	"github.com/buildgate/buildgate/loader"
-	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // Options describe one run.
@@ -94,18 +93,8 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		o.Progress("evaluating", len(docs), len(docs))
 	}
 	input := engine.Input{Documents: docs, Config: o.Config.PolicyInput()}
-	converted := make(chan error, 1)
-	var val ast.Value
-	go func() {
-		var err error
-		val, err = engine.ConvertInput(input)
-		converted <- err
-	}()
 	if o.EngineReady != nil {
 		if o.Engine, err = o.EngineReady(); err != nil {
-			if cerr := <-converted; cerr != nil {
-				err = errors.Join(err, cerr)
-			}
 			return nil, err
 		}
 	}
@@ -119,10 +108,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		evalCtx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	if err := <-converted; err != nil {
-		return nil, err
-	}
-	findings, err := o.Engine.EvalConverted(evalCtx, input, val)
+	findings, err := o.Engine.Eval(evalCtx, input)
 	if err != nil {
 		var te *engine.TimeoutError
 		if errors.As(err, &te) {

@@ -54,10 +54,15 @@ doc_scripts_by_package := {m.package: by_doc |
 	by_doc := {d.path: ss |
 		some d in input.documents
 		relevant(m, d.path)
-		needles := [lower(n) | some n in doc_needles(m, d.path)]
-		ss := [s | some s in lib.scripts_of(d); script_relevant(s, needles)]
+		ss := doc_scripts_of(m, d)
 	}
 }
+
+doc_scripts_of(m, d) := [s |
+	needles := [lower(n) | some n in doc_needles(m, d.path)]
+	some s in lib.scripts_of(d)
+	script_relevant(s, needles)
+]
 
 script_relevant(s, _) if s.doc.kind != "dockerfile"
 
@@ -478,6 +483,7 @@ dockerfile_arg_uses(m, d) := array.concat(
 			some ins in lib.instructions(d)
 			not is_object(ins.shell)
 			ins.cmd != "arg"
+			lib.mentions(m, ins.original)
 			some w in ins.args
 			lib.mentions(m, w.text)
 			some n in expanded_names(w.text)
