@@ -31,7 +31,11 @@ element_text(el) := t if {
 } else := ""
 
 # documents of one kind.
-documents(kind) := [d | some d in input.documents; d.kind == kind]
+documents(kind) := object.get(documents_by_kind, kind, [])
+
+# documents_by_kind is computed once per evaluation (a rule, not a
+# function): helpers ask for documents of a kind many times.
+documents_by_kind := {k: [d | some d in input.documents; d.kind == k] | some k in {"dockerfile", "hcl", "requirements", "shell"}}
 
 # scripts are the shell scripts policies look into: every shell document,
 # and the body of every shell-form RUN of every Dockerfile. doc is

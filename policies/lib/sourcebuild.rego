@@ -18,12 +18,14 @@ import data.buildgate.lib
 # answers true.)
 base_needles(m) := array.concat(array.concat(m.names, m.build_args), m.repositories)
 
-relevant0_by_package := {m.package: {d.path |
-	some d in input.documents
-	lib.in_scope(m, d.path)
-	buildgate.source_contains(d.path, base_needles(m))
-} |
+relevant0_by_package := {m.package: paths |
 	some m in lib.migrations
+	needles := base_needles(m)
+	paths := {d.path |
+		some d in input.documents
+		buildgate.source_contains(d.path, needles)
+		lib.in_scope(m, d.path)
+	}
 }
 
 relevant_by_package := {m.package: paths |
@@ -35,12 +37,23 @@ by_known_name(m) := {d.path |
 	names := [n | some n in known_names(m)]
 	count(names) > 0
 	some d in input.documents
-	lib.in_scope(m, d.path)
 	buildgate.source_contains(d.path, names)
+	lib.in_scope(m, d.path)
 }
 
 # relevant reports whether the source-build rules look into a document.
 relevant(m, path) if path in relevant_by_package[m.package]
+
+# docs are the relevant documents, docs_of_kind those of a kind: rules
+# iterate these rather than every document (a function call per document
+# and rule is what costs on a large repository).
+docs(m) := relevant_docs_by_package[m.package]
+
+docs_of_kind(m, kind) := [d | some d in relevant_docs_by_package[m.package]; d.kind == kind]
+
+relevant_docs_by_package := {m.package: [d | some d in input.documents; d.path in relevant_by_package[m.package]] |
+	some m in lib.migrations
+}
 
 # scripts are the scripts of the relevant documents; of a Dockerfile,
 # only the RUNs whose text has a needle of the file (doc_needles).
@@ -52,8 +65,7 @@ doc_scripts(m, path) := object.get(doc_scripts_by_package[m.package], path, [])
 doc_scripts_by_package := {m.package: by_doc |
 	some m in lib.migrations
 	by_doc := {d.path: ss |
-		some d in input.documents
-		relevant(m, d.path)
+		some d in docs(m)
 		ss := doc_scripts_of(m, d)
 	}
 }
@@ -163,7 +175,7 @@ repo_vars(m, path) := repo_vars_by_doc[m.package][path]
 repo_vars_by_doc := {m.package: by_doc |
 	some m in lib.migrations
 	named := {n | some n in m.build_args; regex.match(`REPO|URL`, upper(n))}
-	by_doc := {d.path: vars | some d in input.documents; relevant(m, d.path); vars := named | value_vars(m, d)}
+	by_doc := {d.path: vars | some d in docs(m); vars := named | value_vars(m, d)}
 }
 
 value_vars(m, d) := ({a.name |
@@ -275,7 +287,7 @@ option_value(c, i) if c.words[i - 1].value in clone_options
 # the given directory, else the repository's base name.
 clone_dests(m, path) := object.get(clone_dests_by_doc[m.package], path, set())
 
-clone_dests_by_doc := {m.package: {d.path: clone_dests_of(m, d) | some d in input.documents; relevant(m, d.path)} | some m in lib.migrations}
+clone_dests_by_doc := {m.package: {d.path: clone_dests_of(m, d) | some d in docs(m)} | some m in lib.migrations}
 
 clone_dests_of(m, d) := {dest |
 	some s in lib.scripts_of(d)
@@ -458,8 +470,7 @@ arg_uses_by_doc := {m.package: {d.path: [u |
 	some u in all_arg_uses(m, d)
 	lib.mentions(m, u.name)
 ] |
-	some d in input.documents
-	relevant(m, d.path)
+	some d in docs(m)
 } |
 	some m in lib.migrations
 }

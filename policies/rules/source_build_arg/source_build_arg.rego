@@ -18,8 +18,7 @@ import data.buildgate.lib.sourcebuild as sb
 
 deny contains lib.finding(d, u.el, msg) if {
 	some m in lib.migrations
-	some d in input.documents
-	sb.relevant(m, d.path)
+	some d in sb.docs(m)
 	some u in sb.arg_uses(m, d.path)
 	u.name in m.build_args
 	not lib.cache_arg(u.name)

@@ -19,8 +19,7 @@ import data.buildgate.lib.sourcebuild as sb
 # A cache-key variable declared, set, passed or read.
 deny contains lib.finding(d, u.el, msg) if {
 	some m in lib.migrations
-	some d in input.documents
-	sb.relevant(m, d.path)
+	some d in sb.docs(m)
 	some u in sb.arg_uses(m, d.path)
 	lib.source_arg(m, u.name)
 	lib.cache_arg(u.name)
@@ -30,8 +29,7 @@ deny contains lib.finding(d, u.el, msg) if {
 # A bake function named for the source build.
 deny contains lib.finding(d, b.labels[0], msg) if {
 	some m in lib.migrations
-	some d in lib.documents("hcl")
-	sb.relevant(m, d.path)
+	some d in sb.docs_of_kind(m, "hcl")
 	some b in d.blocks
 	b.type == "function"
 	count(b.labels) > 0
@@ -42,8 +40,7 @@ deny contains lib.finding(d, b.labels[0], msg) if {
 # A call of such a function.
 deny contains lib.finding(d, call, msg) if {
 	some m in lib.migrations
-	some d in lib.documents("hcl")
-	sb.relevant(m, d.path)
+	some d in sb.docs_of_kind(m, "hcl")
 	some x in lib.hcl_attributes(d)
 	some call in x.attr.calls
 	lib.source_build_name(m, call.name)
@@ -54,8 +51,7 @@ deny contains lib.finding(d, call, msg) if {
 # cache-from / cache-to attribute.
 deny contains lib.finding(d, w, msg) if {
 	some m in lib.migrations
-	some d in lib.documents("hcl")
-	sb.relevant(m, d.path)
+	some d in sb.docs_of_kind(m, "hcl")
 	some x in lib.hcl_attributes(d)
 	cache_context(x)
 	some w in x.attr.strings

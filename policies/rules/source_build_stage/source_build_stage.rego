@@ -19,8 +19,7 @@ import data.buildgate.lib.sourcebuild as sb
 # A Dockerfile stage named for the source build, or built from one.
 deny contains lib.finding(d, st.name_word, msg) if {
 	some m in lib.migrations
-	some d in lib.documents("dockerfile")
-	sb.relevant(m, d.path)
+	some d in sb.docs_of_kind(m, "dockerfile")
 	some st in d.stages
 	is_object(st.name_word)
 	lower(st.name) in sb.stages(m, d.path)
@@ -30,8 +29,7 @@ deny contains lib.finding(d, st.name_word, msg) if {
 # An unnamed stage built FROM a source-build stage.
 deny contains lib.finding(d, st.base, msg) if {
 	some m in lib.migrations
-	some d in lib.documents("dockerfile")
-	sb.relevant(m, d.path)
+	some d in sb.docs_of_kind(m, "dockerfile")
 	some st in d.stages
 	not is_object(st.name_word)
 	is_string(st.base.value)
@@ -42,8 +40,7 @@ deny contains lib.finding(d, st.base, msg) if {
 # COPY --from a source-build stage.
 deny contains lib.finding(d, ins.copy_from, msg) if {
 	some m in lib.migrations
-	some d in lib.documents("dockerfile")
-	sb.relevant(m, d.path)
+	some d in sb.docs_of_kind(m, "dockerfile")
 	some ins in lib.instructions(d)
 	is_object(ins.copy_from)
 	from_source_stage(m, d.path, ins.copy_from.value)
@@ -53,8 +50,7 @@ deny contains lib.finding(d, ins.copy_from, msg) if {
 # RUN --mount=...,from=<source-build stage>.
 deny contains lib.finding(d, mt, msg) if {
 	some m in lib.migrations
-	some d in lib.documents("dockerfile")
-	sb.relevant(m, d.path)
+	some d in sb.docs_of_kind(m, "dockerfile")
 	some ins in lib.instructions(d)
 	some mt in ins.mounts
 	from_source_stage(m, d.path, mt.from)
@@ -71,8 +67,7 @@ from_source_stage(m, _, name) if {
 # A bake target of the source build.
 deny contains lib.finding(d, b.labels[0], msg) if {
 	some m in lib.migrations
-	some d in lib.documents("hcl")
-	sb.relevant(m, d.path)
+	some d in sb.docs_of_kind(m, "hcl")
 	some b in d.blocks
 	b.type == "target"
 	count(b.labels) > 0
@@ -83,8 +78,7 @@ deny contains lib.finding(d, b.labels[0], msg) if {
 # A group or inherits entry naming a source-build target.
 deny contains lib.finding(d, el, msg) if {
 	some m in lib.migrations
-	some d in lib.documents("hcl")
-	sb.relevant(m, d.path)
+	some d in sb.docs_of_kind(m, "hcl")
 	some x in lib.hcl_attributes(d)
 	x.attr.name in {"targets", "inherits"}
 	some el in x.attr.elements

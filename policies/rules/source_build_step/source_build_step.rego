@@ -53,8 +53,7 @@ deny contains lib.finding(s.doc, w, msg) if {
 # script was parsed: exec-form or unparsable RUN, ADD of the repository.
 deny contains lib.finding(d, ins, msg) if {
 	some m in lib.migrations
-	some d in lib.documents("dockerfile")
-	sb.relevant(m, d.path)
+	some d in sb.docs_of_kind(m, "dockerfile")
 	some ins in lib.instructions(d)
 	ins.cmd in {"run", "add"}
 	not is_object(ins.shell)
@@ -65,8 +64,7 @@ deny contains lib.finding(d, ins, msg) if {
 # A bake target whose build context is the repository.
 deny contains lib.finding(d, x.attr, msg) if {
 	some m in lib.migrations
-	some d in lib.documents("hcl")
-	sb.relevant(m, d.path)
+	some d in sb.docs_of_kind(m, "hcl")
 	some x in lib.hcl_attributes(d)
 	x.attr.name in {"context", "contexts"}
 	lib.mentions_repository(m, x.attr.value_text)
