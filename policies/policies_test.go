@@ -68,14 +68,7 @@ func TestFormatted(t *testing.T) {
 // TestRuleFolders: one folder per rule with its policy, its tests and its
 // doc page, whose heading repeats the METADATA id, name and title.
 func TestRuleFolders(t *testing.T) {
-	mods, err := engine.ModulesFromFS(policies.FS, ".", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := engine.Compile(context.Background(), mods, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := builtin(t)
 	if len(e.Rules()) != 12 {
 		t.Errorf("%d rules", len(e.Rules()))
 	}
@@ -169,14 +162,7 @@ func TestRulePages(t *testing.T) {
 
 // TestRulesDoc keeps the table in docs/rules.md in step with METADATA.
 func TestRulesDoc(t *testing.T) {
-	mods, err := engine.ModulesFromFS(policies.FS, ".", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := engine.Compile(context.Background(), mods, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := builtin(t)
 	var b strings.Builder
 	b.WriteString("<!-- rules: generated from METADATA by `go test ./policies -update` -->\n")
 	b.WriteString("| id | name | default | title |\n|---|---|---|---|\n")
