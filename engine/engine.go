@@ -560,7 +560,8 @@ func (e *Engine) Eval(ctx context.Context, in Input) ([]Finding, error) {
 		}
 		return e.EvalConverted(ctx, in, val)
 	}
-	val, err := e.selectAndConvert(withSources(ctx, in.Documents), in)
+	ctx = withSources(ctx, in.Documents)
+	val, err := e.selectAndConvert(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -670,7 +671,9 @@ func (e *Engine) EvalConverted(ctx context.Context, in Input, val ast.Value) ([]
 	if len(e.queries) == 0 {
 		return nil, nil
 	}
-	ctx = withSources(ctx, in.Documents)
+	if _, ok := ctx.Value(sourcesKey{}).(*sources); !ok {
+		ctx = withSources(ctx, in.Documents)
+	}
 	var out []Finding
 	for _, q := range e.queries {
 		rs, err := q.prepared.Eval(ctx, rego.EvalParsedInput(val))
