@@ -59,7 +59,7 @@ func TestToValueMatchesJSON(t *testing.T) {
 		}
 		values = append(values, loader.Parse(kind, f, src))
 	}
-	if len(values) < 20 {
+	if len(values) < 10 {
 		t.Fatalf("only %d values", len(values))
 	}
 	for i, v := range values {
