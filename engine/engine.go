@@ -709,27 +709,12 @@ func (e *Engine) EvalConverted(ctx context.Context, in Input, val ast.Value) ([]
 // GOMAXPROCS); the result does not depend on the order they finish in.
 func inputValue(in Input) (ast.Value, error) {
 	terms := make([]*ast.Term, len(in.Documents))
-	errs := make([]error, len(in.Documents))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				terms[i], errs[i] = toTerm(reflect.ValueOf(in.Documents[i]))
-			}
-		}()
+	all := make([]int, len(in.Documents))
+	for i := range all {
+		all[i] = i
 	}
-	for i := range in.Documents {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := convertDocs(in.Documents, all, terms); err != nil {
+		return nil, err
 	}
 	cfg, err := ToValue(in.Config)
 	if err != nil {
