@@ -223,8 +223,12 @@ func ModulesFromFS(fsys fs.FS, dir string, tests bool) ([]Module, error) {
 
 // Capabilities is what policies may call: OPA's builtins and buildgate's,
 // minus everything that reaches the network. The environment is kept out
-// of opa.runtime() by never handing it over (see Runtime).
-func Capabilities() *ast.Capabilities {
+// of opa.runtime() by never handing it over (see Runtime). It is built
+// once (every module's parse and every compiler use it) and not to be
+// modified.
+func Capabilities() *ast.Capabilities { return capabilities() }
+
+var capabilities = sync.OnceValue(func() *ast.Capabilities {
 	caps := ast.CapabilitiesForThisVersion()
 	kept := caps.Builtins[:0]
 	for _, b := range caps.Builtins {
@@ -236,7 +240,7 @@ func Capabilities() *ast.Capabilities {
 	caps.Builtins = kept
 	caps.AllowNet = []string{}
 	return caps
-}
+})
 
 // Refused reports whether a builtin is withheld from policies.
 func Refused(name string) bool {
