@@ -52,3 +52,15 @@ func TestDeterministicOutput(t *testing.T) {
 		}
 	}
 }
+
+// The progress line is for terminals only: a run whose stderr is a pipe
+// (CI logs, scripts) writes nothing there.
+func TestNoProgressInPipes(t *testing.T) {
+	r := runEnv(t, mustAbs(t, "../../testdata/vllm-rocm/before"), []string{"CI="}, "lint", "--root", ".", "--format", "json")
+	if r.stderr != "" {
+		t.Errorf("stderr of a piped run: %q", r.stderr)
+	}
+	if newProgress(os.Stderr) != nil && os.Getenv("CI") != "" {
+		t.Error("a progress line in CI")
+	}
+}
