@@ -2,8 +2,7 @@ package lint
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"github.com/buildgate/buildgate/internal/testfs"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,17 +38,7 @@ func builtin(t testing.TB) *engine.Engine {
 
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testfs.Tree(t, files)
 }
 
 func lintDir(t *testing.T, dir string) []engine.Finding {

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"github.com/buildgate/buildgate/internal/testfs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,17 +10,7 @@ import (
 
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for rel, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testfs.Tree(t, files)
 }
 
 func TestLoadIncludes(t *testing.T) {

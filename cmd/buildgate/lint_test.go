@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/buildgate/buildgate/internal/testfs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -204,17 +205,7 @@ func golden(t *testing.T, path, got string) {
 
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testfs.Tree(t, files)
 }
 
 // Done means 5: exit codes and --fail-on through the binary.
