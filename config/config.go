@@ -4,9 +4,7 @@ package config
 
 import (
 	_ "embed"
-	"errors"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"sort"
@@ -90,22 +88,6 @@ func Default() *Config {
 		panic(err)
 	}
 	return c
-}
-
-// Load reads a configuration file over the defaults.
-func Load(file string) (*Config, error) { return LoadAs(file, file) }
-
-// LoadAs is Load with the name messages use for the file.
-func LoadAs(file, name string) (*Config, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, &Error{File: name, Msg: "cannot read: " + err.Error()}
-	}
-	return Parse(name, data, Default())
 }
 
 // Parse reads configuration text. Keys it does not set come from base

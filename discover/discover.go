@@ -5,13 +5,13 @@ package discover
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/buildgate/buildgate/internal/safefile"
 	"github.com/buildgate/buildgate/loader"
 )
 
@@ -79,7 +79,7 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 			if opts.Excluded != nil && opts.Excluded(relSlash) {
 				continue
 			}
-			k, ok, err := Detect(abs, relSlash)
+			k, ok, err := Detect(absRoot, relSlash)
 			if err != nil {
 				return nil, &PathError{arg, "cannot be read: " + errText(err)}
 			}
@@ -125,6 +125,12 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 					return nil
 				}
 			} else if !d.Type().IsRegular() {
+				// A FIFO, socket or device under a build file's name is
+				// kept: the loader refuses it without reading (a finding),
+				// so it cannot hang the run nor pass unseen.
+				if _, ok := loader.DetectName(relSlash); ok && !(opts.Excluded != nil && opts.Excluded(relSlash)) {
+					add(File{Path: relSlash, Kind: ""})
+				}
 				return nil
 			}
 			if opts.Excluded != nil && opts.Excluded(relSlash) {
@@ -132,7 +138,7 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 			}
 			// A file whose first line cannot be read is kept with no kind:
 			// the loader then reports it as unreadable.
-			k, ok, derr := Detect(p, relSlash)
+			k, ok, derr := Detect(absRoot, relSlash)
 			if derr != nil || ok {
 				add(File{Path: relSlash, Kind: k})
 			}
@@ -181,26 +187,27 @@ func linkTarget(root, p string) link {
 	return linkDirOutside
 }
 
-// Detect tells a file's kind by name, or by its first line when the name
-// has no extension.
-func Detect(abs, rel string) (loader.Kind, bool, error) {
+// Detect tells the kind of the file rel below root by its name, or by its
+// first line when the name has no extension.
+func Detect(root, rel string) (loader.Kind, bool, error) {
 	if k, ok := loader.DetectName(rel); ok {
 		return k, true, nil
 	}
 	if !loader.NeedsContent(rel) {
 		return "", false, nil
 	}
-	f, err := os.Open(abs)
+	// Opened without blocking and only when regular: a FIFO must not
+	// hang discovery.
+	f, err := safefile.OpenNamed(root, filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		return "", false, err
 	}
 	defer f.Close()
-	buf := make([]byte, 256)
-	n, err := f.Read(buf)
-	if err != nil && !errors.Is(err, io.EOF) {
+	head, err := safefile.Head(f, 256)
+	if err != nil {
 		return "", false, err
 	}
-	k, ok := loader.DetectContent(buf[:n])
+	k, ok := loader.DetectContent(head)
 	return k, ok, nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -81,6 +80,9 @@ type Rule struct {
 	// RepositoryLevel rules are about the repository as a whole (a missing
 	// pin): always reported, even when only new findings are asked for.
 	RepositoryLevel bool `json:"repository_level,omitempty"`
+	// Locked rules cannot be turned off or lowered below error by
+	// configuration (BG001: what cannot be read must fail the gate).
+	Locked bool `json:"locked,omitempty"`
 	// Doc is the rule's hand-written page (Markdown) when it has one: the
 	// .md file beside its policy.
 	Doc  string `json:"-"`
@@ -175,18 +177,12 @@ type CompileError struct{ Errors []string }
 
 func (e *CompileError) Error() string { return strings.Join(e.Errors, "\n") }
 
-// ModulesFromDir reads every .rego file below a user's policy directory;
+// ModulesFromDir reads every .rego file of a user's policy directory dir,
+// opened as fsys;
 // test files only when tests is set. Names are paths as the user gave the
 // directory, so that messages point where they look.
-func ModulesFromDir(dir string, tests bool) ([]Module, error) {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return nil, fmt.Errorf("--policy %s: %w", dir, err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("--policy %s: not a directory", dir)
-	}
-	mods, err := ModulesFromFS(os.DirFS(dir), ".", tests)
+func ModulesFromDir(fsys fs.FS, dir string, tests bool) ([]Module, error) {
+	mods, err := ModulesFromFS(fsys, ".", tests)
 	if err != nil {
 		return nil, fmt.Errorf("--policy %s: %w", dir, err)
 	}
@@ -221,8 +217,8 @@ func ModulesFromFS(fsys fs.FS, dir string, tests bool) ([]Module, error) {
 	return mods, err
 }
 
-// Capabilities is what policies may call: OPA's builtins and buildgate's,
-// minus everything that reaches the network. The environment is kept out
+// Capabilities is what policies may call: the builtins on the sandbox's
+// allow-list and buildgate's own; no network. The environment is kept out
 // of opa.runtime() by never handing it over (see Runtime). It is built
 // once (every module's parse and every compiler use it) and not to be
 // modified.
@@ -232,20 +228,14 @@ var capabilities = sync.OnceValue(func() *ast.Capabilities {
 	caps := ast.CapabilitiesForThisVersion()
 	kept := caps.Builtins[:0]
 	for _, b := range caps.Builtins {
-		if Refused(b.Name) {
-			continue
+		if Allowed(b) {
+			kept = append(kept, b)
 		}
-		kept = append(kept, b)
 	}
 	caps.Builtins = kept
 	caps.AllowNet = []string{}
 	return caps
 })
-
-// Refused reports whether a builtin is withheld from policies.
-func Refused(name string) bool {
-	return name == "http.send" || strings.HasPrefix(name, "net.") || name == "opa.runtime.env"
-}
 
 // Runtime is what opa.runtime() returns: the tool's version, no environment.
 func Runtime(version string) *ast.Term {
@@ -498,12 +488,16 @@ func applyMetadata(r *Rule, a *ast.Annotations) error {
 			case "precision":
 				r.Precision = s
 			}
-		case "repository_level":
+		case "repository_level", "locked":
 			b, ok := v.(bool)
 			if !ok {
-				return &CompileError{Errors: []string{fmt.Sprintf("%s: METADATA custom.repository_level must be true or false", where)}}
+				return &CompileError{Errors: []string{fmt.Sprintf("%s: METADATA custom.%s must be true or false", where, k)}}
 			}
-			r.RepositoryLevel = b
+			if k == "locked" {
+				r.Locked = b
+			} else {
+				r.RepositoryLevel = b
+			}
 		case "tags":
 			list, ok := v.([]any)
 			if !ok {

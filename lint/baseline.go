@@ -3,7 +3,6 @@ package lint
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/buildgate/buildgate/engine"
 )
@@ -17,12 +16,8 @@ type Baseline struct {
 	byMessage map[[3]string]bool
 }
 
-// ReadBaseline reads a baseline file.
-func ReadBaseline(path string) (*Baseline, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--baseline %s: %w", path, err)
-	}
+// ParseBaseline reads the content b of the baseline file path.
+func ParseBaseline(path string, b []byte) (*Baseline, error) {
 	var rep struct {
 		Findings *[]struct {
 			Rule        string `json:"rule"`

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/buildgate/buildgate/config"
 	"github.com/buildgate/buildgate/discover"
 	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/internal/safefile"
 	"github.com/buildgate/buildgate/loader"
 )
 
@@ -75,6 +75,13 @@ type Unreadable struct {
 // Run lints. Errors are about the run itself (a path that does not
 // exist, a policy that fails); problems with files are findings.
 func Run(ctx context.Context, o Options) (*Outcome, error) {
+	// --timeout bounds the whole run: a pull request must not be able to
+	// hold the gate open by making loading slow either.
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
 	files, err := discover.Find(o.Root, o.Paths, discover.Options{Excluded: o.Config.Excluded})
 	if err != nil {
 		return nil, err
@@ -85,8 +92,11 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		total := len(files)
 		tick = func() { o.Progress("loading", int(done.Add(1)), total) }
 	}
-	docs, unreadable, err := LoadWithProgress(o.Root, files, o.Config.RequiredFiles(), o.MaxFileSize, tick)
+	docs, unreadable, err := loadFiles(ctx, o.Root, files, o.Config.RequiredFiles(), o.MaxFileSize, tick)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("loading the files did not finish within --timeout %s", o.Timeout)
+		}
 		return nil, err
 	}
 	if o.Progress != nil {
@@ -102,13 +112,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	evalCtx := ctx
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		evalCtx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
-	findings, err := o.Engine.Eval(evalCtx, input)
+	findings, err := o.Engine.Eval(ctx, input)
 	if err != nil {
 		var te *engine.TimeoutError
 		if errors.As(err, &te) {
@@ -165,6 +169,13 @@ func Load(root string, files []discover.File, required []string, maxSize int64) 
 // LoadWithProgress is Load reporting each file done to progress (which
 // must be safe for concurrent use; nil for none).
 func LoadWithProgress(root string, files []discover.File, required []string, maxSize int64, progress func()) ([]loader.Document, []Unreadable, error) {
+	return loadFiles(context.Background(), root, files, required, maxSize, progress)
+}
+
+// loadFiles is LoadWithProgress that gives up when ctx ends: it returns at
+// once, leaving a file being parsed to its worker (the process is about to
+// exit with an error).
+func loadFiles(ctx context.Context, root string, files []discover.File, required []string, maxSize int64, progress func()) ([]loader.Document, []Unreadable, error) {
 	work := append([]discover.File(nil), files...)
 	listed := map[string]bool{}
 	for _, f := range files {
@@ -226,11 +237,29 @@ func LoadWithProgress(root string, files []discover.File, required []string, max
 			}
 		}()
 	}
-	for i := range work {
-		next <- i
+	fed := make(chan struct{})
+	go func() {
+		defer close(fed)
+		defer close(next)
+		for i := range work {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	<-fed
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
 	}
-	close(next)
-	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	var docs []loader.Document
 	var unreadable []Unreadable
 	loaded := map[string]bool{}
@@ -277,14 +306,10 @@ func describe(err error) string {
 	if errors.As(err, &re) {
 		err = re.Err
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	if strings.Contains(err.Error(), "path escapes from parent") {
+	if errors.Is(err, safefile.ErrOutsideRoot) {
 		return "it is a symbolic link that leads out of the repository root (not followed)"
 	}
-	return err.Error()
+	return safefile.Describe(err)
 }
 
 // Setting is a configuration override resolved to a rule id.
@@ -306,6 +331,12 @@ func ResolveSettings(c *config.Config, rules []engine.Rule) (map[string]Setting,
 		}
 		if id == "" {
 			return nil, &config.Error{File: c.Source, Line: rs.Line, Msg: fmt.Sprintf("rules: %q is not a rule id or name (see buildgate rules)", rs.Key)}
+		}
+		for _, r := range rules {
+			if r.ID == id && r.Locked && (rs.Disabled || (rs.Severity != "" && rs.Severity != engine.SeverityError)) {
+				return nil, &config.Error{File: c.Source, Line: rs.Line, Msg: fmt.Sprintf(
+					"rules: %s cannot be turned off or lowered: a file buildgate cannot read or parse must fail the gate (to accept one file, add an ignore: entry with its path and a reason)", rs.Key)}
+			}
 		}
 		s := out[id]
 		if rs.Severity != "" {

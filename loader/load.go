@@ -7,11 +7,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"runtime/debug"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/buildgate/buildgate/internal/safefile"
 )
 
 // Debug, when set, receives the stack of a loader panic (--debug); a
@@ -227,7 +228,7 @@ func (e *ReadError) Unwrap() error { return e.Err }
 func (l *Loader) Load(rel string, kind Kind) ([]Document, error) {
 	src, err := l.read(rel)
 	if err != nil {
-		var tooBig *sizeError
+		var tooBig *safefile.SizeError
 		if errors.As(err, &tooBig) {
 			doc := Empty(kind, rel)
 			addError(doc, Error{Message: err.Error(), Pos: Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}})
@@ -290,44 +291,13 @@ func indexOf(xs []string, s string) int {
 	return -1
 }
 
-type sizeError struct{ size, limit int64 }
-
-func (e *sizeError) Error() string {
-	return fmt.Sprintf("file is %d bytes, over the %d-byte limit (--max-file-size): not read", e.size, e.limit)
-}
-
 func (l *Loader) read(rel string) ([]byte, error) {
-	if path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
-		return nil, fmt.Errorf("path leaves the repository root")
+	b, err := safefile.In(l.root, rel, l.MaxFileSize)
+	var se *safefile.SizeError
+	if errors.As(err, &se) {
+		se.Flag = "--max-file-size"
 	}
-	f, err := l.root.Open(rel)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	if l.MaxFileSize > 0 && st.Size() > l.MaxFileSize {
-		return nil, &sizeError{st.Size(), l.MaxFileSize}
-	}
-	return io.ReadAll(f)
+	return b, err
 }
 
-func describe(err error) string {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "file does not exist"
-	case errors.Is(err, fs.ErrPermission):
-		return "permission denied"
-	}
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.HasPrefix(msg, "open") {
-		msg = msg[i+2:]
-	}
-	return msg
-}
+func describe(err error) string { return safefile.Describe(err) }

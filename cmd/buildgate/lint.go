@@ -15,6 +15,7 @@ import (
 	"github.com/buildgate/buildgate/config"
 	"github.com/buildgate/buildgate/discover"
 	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/internal/safefile"
 	"github.com/buildgate/buildgate/lint"
 	"github.com/buildgate/buildgate/loader"
 	"github.com/buildgate/buildgate/report"
@@ -100,6 +101,9 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if !ok {
 		return usageErr("--fail-on %q: want error, warning, note or never", f.failOn)
 	}
+	if f.maxSize <= 0 {
+		return usageErr("--max-file-size %d: want a positive number of bytes", f.maxSize)
+	}
 	outputs, err := parseOutputs(f)
 	if err != nil {
 		return err
@@ -108,7 +112,9 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	cfg, err := loadConfig(root, f.config)
+	in := inputs(worktree{root: root})
+	f.policy.from = in
+	cfg, err := loadConfig(in, root, f.config)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -141,7 +147,11 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		return err
 	}
 	if f.baseline != "" {
-		bl, err := lint.ReadBaseline(f.baseline)
+		b, err := in.ReadFile(f.baseline, safefile.DataLimit)
+		if err != nil {
+			return usageErr("--baseline %s%s: %s", f.baseline, in.Where(), safefile.Describe(err))
+		}
+		bl, err := lint.ParseBaseline(f.baseline+in.Where(), b)
 		if err != nil {
 			return usageErr("%s", errText(err))
 		}
@@ -166,6 +176,9 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 			return usageErr("%v", err)
 		}
 		return &exitError{code: exitUsage, msg: err.Error()}
+	}
+	if err := checkOutputs(outputs, f, root, out.Paths); err != nil {
+		return err
 	}
 	res := &report.Result{
 		Tool:     report.Tool{Name: "buildgate", Version: Version()},
@@ -344,15 +357,24 @@ func lintRoot(flag string) (string, error) {
 	return wd, nil
 }
 
-func loadConfig(root, flag string) (*config.Config, error) {
-	if flag != "" {
-		return config.Load(flag)
+// loadConfig reads --config, else .buildgate.yaml at the root, else the
+// built-in default. A file that is there under that name but cannot be
+// read (a FIFO, a link out of the root, too large) is an error, never the
+// default.
+func loadConfig(in inputs, root, flag string) (*config.Config, error) {
+	name, shown := flag, flag
+	if name == "" {
+		name, shown = filepath.Join(root, config.FileName), config.FileName
+		if !in.Exists(name) {
+			return config.Default(), nil
+		}
 	}
-	p := filepath.Join(root, config.FileName)
-	if _, err := os.Stat(p); err == nil {
-		return config.LoadAs(p, config.FileName)
+	shown += in.Where()
+	data, err := in.ReadFile(name, safefile.ConfigLimit)
+	if err != nil {
+		return nil, &config.Error{File: shown, Msg: "cannot read: " + safefile.Describe(err)}
 	}
-	return config.Default(), nil
+	return config.Parse(shown, data, config.Default())
 }
 
 // useColor: colour only on a terminal, and never with NO_COLOR set to

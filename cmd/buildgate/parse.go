@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/buildgate/buildgate/discover"
+	"github.com/buildgate/buildgate/internal/safefile"
 	"github.com/buildgate/buildgate/loader"
 	"github.com/spf13/cobra"
 )
@@ -26,6 +28,9 @@ The kind is taken from the file name (Dockerfile, *.hcl, requirements*.txt,
 *.sh, ...) or a sh/bash shebang; --kind overrides it.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if maxSize <= 0 {
+				return usageErr("--max-file-size %d: want a positive number of bytes", maxSize)
+			}
 			var forced loader.Kind
 			if kind != "" {
 				k, ok := loader.ParseKind(kind)
@@ -94,11 +99,11 @@ func parseOne(arg string, forced loader.Kind, maxSize int64) ([]loader.Document,
 	if kind == "" {
 		k, ok := loader.DetectName(rel)
 		if !ok && loader.NeedsContent(rel) {
-			head, err := readHead(abs)
+			kk, found, err := discover.Detect(root, rel)
 			if err != nil {
-				return nil, fmt.Errorf("%s: cannot read: %v", arg, errText(err))
+				return nil, fmt.Errorf("%s: cannot read: %v", arg, safefile.Describe(err))
 			}
-			k, ok = loader.DetectContent(head)
+			k, ok = kk, found
 		}
 		if !ok {
 			return nil, fmt.Errorf("%s: cannot tell the file's kind from its name or shebang; pass --kind", arg)
@@ -130,20 +135,6 @@ func repoRoot(dir string) string {
 		}
 		d = parent
 	}
-}
-
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, 256)
-	n, err := f.Read(buf)
-	if n == 0 && err != nil && err.Error() != "EOF" {
-		return nil, err
-	}
-	return buf[:n], nil
 }
 
 // errText drops the operation and path that os errors repeat.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/internal/safefile"
 	"github.com/buildgate/buildgate/policies"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
@@ -19,6 +20,17 @@ import (
 type policyFlags struct {
 	dirs []string
 	data string
+	// from reads the --policy directories and --data (nil: the working
+	// tree, names inside the working directory read through it).
+	from inputs
+}
+
+func (p *policyFlags) source() inputs {
+	if p.from == nil {
+		wd, _ := os.Getwd()
+		return worktree{root: wd}
+	}
+	return p.from
 }
 
 func (p *policyFlags) register(fl *pflag.FlagSet) {
@@ -34,14 +46,29 @@ func (p *policyFlags) modules(tests bool) ([]engine.Module, error) {
 		return nil, err
 	}
 	for _, dir := range p.dirs {
-		user, err := engine.ModulesFromDir(dir, tests)
+		user, err := p.dirModules(dir, tests)
 		if err != nil {
-			return nil, usageErr("%s", errText(err))
+			return nil, err
 		}
 		if len(user) == 0 {
 			return nil, usageErr("--policy %s: no .rego files", dir)
 		}
 		mods = append(mods, user...)
+	}
+	return mods, nil
+}
+
+// dirModules reads one --policy directory, each .rego file a regular file
+// within safefile.PolicyLimit, no link leading out of it.
+func (p *policyFlags) dirModules(dir string, tests bool) ([]engine.Module, error) {
+	fsys, c, err := p.source().Dir(dir)
+	if err != nil {
+		return nil, usageErr("--policy %s%s: %s", dir, p.source().Where(), safefile.Describe(err))
+	}
+	defer c.Close()
+	mods, err := engine.ModulesFromDir(fsys, dir, tests)
+	if err != nil {
+		return nil, usageErr("%s%s", errText(err), p.source().Where())
 	}
 	return mods, nil
 }
@@ -69,7 +96,7 @@ func (p *policyFlags) engine(ctx context.Context) (*engine.Engine, error) {
 		if r.Pack == "" {
 			continue
 		}
-		if b, err := os.ReadFile(filepath.FromSlash(strings.TrimSuffix(r.File, ".rego") + ".md")); err == nil {
+		if b, err := p.source().ReadFile(filepath.FromSlash(strings.TrimSuffix(r.File, ".rego")+".md"), safefile.PolicyLimit); err == nil {
 			e.SetDoc(r.ID, string(b))
 		}
 	}
@@ -80,9 +107,9 @@ func (p *policyFlags) readData() (any, error) {
 	if p.data == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(p.data)
+	b, err := p.source().ReadFile(p.data, safefile.DataLimit)
 	if err != nil {
-		return nil, usageErr("--data %s: %s", p.data, errText(err))
+		return nil, usageErr("--data %s%s: %s", p.data, p.source().Where(), safefile.Describe(err))
 	}
 	var v any
 	if strings.HasSuffix(strings.ToLower(p.data), ".json") {

@@ -10,6 +10,7 @@
 #   severity: error
 #   precision: very-high
 #   tags: [robustness]
+#   locked: true
 package buildgate.rules.parse_error
 
 import data.buildgate.lib
@@ -17,5 +18,5 @@ import data.buildgate.lib
 deny contains lib.finding_at(d, e.pos, msg) if {
 	some d in input.documents
 	some e in d.errors
-	msg := sprintf("%s: %s; buildgate fails closed on what it cannot read: fix the file or exclude it", [d.path, e.message])
+	msg := sprintf("%s: %s; buildgate fails closed on what it cannot read: fix the file", [d.path, e.message])
 }
