@@ -1,18 +1,17 @@
 // Package changes finds the lines a working tree added or changed since a
-// git revision, for reporting only new findings. It runs git, with the
-// repository's hooks, fsmonitor, external diff and textconv drivers turned
-// off: nothing configured in the repository runs.
+// git revision, for reporting only new findings. It runs git through
+// gitsafe: nothing the repository or its configuration names runs.
 package changes
 
 import (
 	"bufio"
 	"bytes"
-	"errors"
+	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/buildgate/buildgate/internal/gitsafe"
 )
 
 // Set holds, per root-relative path, the lines added or changed.
@@ -54,22 +53,7 @@ type Error struct{ Msg string }
 func (e *Error) Error() string { return e.Msg }
 
 func git(root string, args ...string) ([]byte, error) {
-	full := append([]string{"-C", root,
-		"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "diff.external=",
-		"-c", "core.quotePath=false", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false"}, args...)
-	cmd := exec.Command("git", full...)
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_EXTERNAL_DIFF=", "GIT_PAGER=cat")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return out, fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(stderr.String()))
-		}
-		return out, fmt.Errorf("running git: %w", err)
-	}
-	return out, nil
+	return gitsafe.Run(context.Background(), root, args...)
 }
 
 // resolve checks rev is a commit this clone has, with a message that says
@@ -78,7 +62,7 @@ func resolve(root, rev string) (string, error) {
 	if _, err := git(root, "rev-parse", "--show-toplevel"); err != nil {
 		return "", &Error{fmt.Sprintf("%s is not in a git repository, so there is no revision to compare with", root)}
 	}
-	out, err := git(root, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	out, err := git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err == nil {
 		return strings.TrimSpace(string(out)), nil
 	}
@@ -93,7 +77,7 @@ func MergeBase(root, branch string) (string, error) {
 	if _, err := resolve(root, branch); err != nil {
 		return "", err
 	}
-	out, err := git(root, "merge-base", branch, "HEAD")
+	out, err := git(root, "merge-base", "--end-of-options", branch, "HEAD")
 	if err != nil {
 		if sh, _ := git(root, "rev-parse", "--is-shallow-repository"); strings.TrimSpace(string(sh)) == "true" {
 			return "", &Error{fmt.Sprintf("no merge base of HEAD and %s in this shallow clone: fetch the history (actions/checkout with fetch-depth: 0, or git fetch --unshallow)", branch)}
@@ -112,7 +96,10 @@ func Since(root, rev string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := git(root, "diff", "--no-ext-diff", "--no-textconv", "--no-color", "--relative", "-M", "--unified=0", commit, "--")
+	// --text: a "-diff" attribute must not turn a changed file into
+	// "Binary files differ" and so hide its new lines.
+	out, err := git(root, "diff", "--no-ext-diff", "--no-textconv", "--text", "--ignore-submodules=all", "--no-color",
+		"--relative", "-M", "--unified=0", "--end-of-options", commit, "--")
 	if err != nil {
 		return nil, err
 	}
@@ -132,14 +119,29 @@ func Since(root, rev string) (*Set, error) {
 	return s, nil
 }
 
-// parse reads a unified diff with zero context.
+// parse reads a unified diff with zero context. A hunk's body is read by
+// the line counts its header promises, so an added line whose text looks
+// like a header ("++ b/decoy" shows as "+++ b/decoy") stays a line.
 func (s *Set) parse(diff []byte) error {
 	sc := bufio.NewScanner(bytes.NewReader(diff))
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	var cur *lines
 	newFile := false
+	oldLeft, newLeft := 0, 0
 	for sc.Scan() {
 		line := sc.Text()
+		if oldLeft > 0 || newLeft > 0 {
+			switch {
+			case strings.HasPrefix(line, "-") && oldLeft > 0:
+				oldLeft--
+			case strings.HasPrefix(line, "+") && newLeft > 0:
+				newLeft--
+			case strings.HasPrefix(line, `\`):
+			default:
+				return fmt.Errorf("unexpected line in a diff hunk: %q", line)
+			}
+			continue
+		}
 		switch {
 		case strings.HasPrefix(line, "diff --git "):
 			cur, newFile = nil, false
@@ -159,20 +161,20 @@ func (s *Set) parse(diff []byte) error {
 			p = strings.TrimPrefix(p, "b/")
 			cur = &lines{whole: newFile, set: map[int]bool{}}
 			s.files[p] = cur
-		case strings.HasPrefix(line, "@@ ") && cur != nil:
+		case strings.HasPrefix(line, "@@ "):
 			// @@ -a[,b] +c[,d] @@
 			fields := strings.Fields(line)
-			if len(fields) < 3 || !strings.HasPrefix(fields[2], "+") {
+			if len(fields) < 3 || !strings.HasPrefix(fields[1], "-") || !strings.HasPrefix(fields[2], "+") {
 				return fmt.Errorf("unexpected diff hunk header %q", line)
 			}
-			start, count := fields[2][1:], "1"
-			if i := strings.IndexByte(start, ','); i >= 0 {
-				start, count = start[:i], start[i+1:]
-			}
-			c, err1 := strconv.Atoi(start)
-			n, err2 := strconv.Atoi(count)
+			_, o, err1 := hunkRange(fields[1][1:])
+			c, n, err2 := hunkRange(fields[2][1:])
 			if err1 != nil || err2 != nil {
 				return fmt.Errorf("unexpected diff hunk header %q", line)
+			}
+			oldLeft, newLeft = o, n
+			if cur == nil {
+				continue
 			}
 			for l := c; l < c+n; l++ {
 				cur.set[l] = true
@@ -180,4 +182,17 @@ func (s *Set) parse(diff []byte) error {
 		}
 	}
 	return sc.Err()
+}
+
+// hunkRange reads "start[,count]" of a hunk header.
+func hunkRange(s string) (start, count int, err error) {
+	count = 1
+	if i := strings.IndexByte(s, ','); i >= 0 {
+		if count, err = strconv.Atoi(s[i+1:]); err != nil {
+			return 0, 0, err
+		}
+		s = s[:i]
+	}
+	start, err = strconv.Atoi(s)
+	return start, count, err
 }

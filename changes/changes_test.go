@@ -15,12 +15,16 @@ index 1..2 100644
 +RUN b
 @@ -20,3 +22,0 @@
 -gone
+-gone too
+-and gone
 diff --git a/new.sh b/new.sh
 new file mode 100644
 --- /dev/null
 +++ b/new.sh
 @@ -0,0 +1,3 @@
 +a
++b
++c
 diff --git a/old.sh b/old.sh
 deleted file mode 100644
 --- a/old.sh
@@ -62,5 +66,18 @@ diff --git "a/with space\"q.sh" "b/with space\"q.sh"
 	}
 	if err := s.parse([]byte("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +x @@\n")); err == nil {
 		t.Error("a bad hunk header is an error")
+	}
+}
+
+// An added line whose text looks like a file header stays a line of its
+// file (with -U0 "++ b/decoy" shows as "+++ b/decoy").
+func TestParseDecoyHeader(t *testing.T) {
+	diff := "diff --git a/f.go b/f.go\n--- a/f.go\n+++ b/f.go\n@@ -1,0 +2,3 @@\n+x\n+++ b/decoy\n+y\n@@ -5 +8 @@\n-a\n+b\n"
+	s := &Set{files: map[string]*lines{}}
+	if err := s.parse([]byte(diff)); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Touches("f.go", 8, 8) || !s.Touches("f.go", 3, 3) || s.Touches("decoy", 8, 8) {
+		t.Errorf("files = %+v", s.files)
 	}
 }

@@ -1,16 +1,26 @@
 // Package vcs reads where a git checkout stands — the commit, the branch,
-// the origin URL — from the .git files themselves: running git could run
-// hooks or configured helpers from the repository, which a linter must not.
+// the origin URL — for reports. git itself finds the git directory (a
+// worktree's or submodule's .git is a file pointing elsewhere), run
+// through gitsafe so that nothing configured runs; HEAD, refs and config
+// are then read as files through the one bounded reader, below the git
+// directory only: a pull request that plants a FIFO, a link to /dev/zero
+// or "ref: ../../../dev/zero" there gets no provenance, not a hang.
 package vcs
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
+
+	"github.com/buildgate/buildgate/internal/gitsafe"
+	"github.com/buildgate/buildgate/internal/safefile"
 )
 
 // Provenance is the state of a checkout.
@@ -25,26 +35,52 @@ type Provenance struct {
 
 var hashRe = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 
+// Timeout bounds finding the git directory: provenance is worth a short
+// wait, not a stuck gate (git blocks on a FIFO planted in .git).
+var Timeout = 10 * time.Second
+
 // Read returns the provenance of the checkout whose top level is root, or
 // false when root holds no readable git repository.
 func Read(root string) (Provenance, bool) {
-	gitDir, ok := findGitDir(root)
-	if !ok {
+	if _, err := os.Lstat(filepath.Join(root, ".git")); err != nil {
 		return Provenance{}, false
 	}
-	common := gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common = resolve(gitDir, strings.TrimSpace(string(b)))
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	out, err := gitsafe.Run(ctx, root, "rev-parse", "--absolute-git-dir", "--git-common-dir")
+	if err != nil {
+		return Provenance{}, false
 	}
-	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	dirs := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(dirs) != 2 {
+		return Provenance{}, false
+	}
+	common := dirs[1]
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(root, common)
+	}
+	gitDir, err := os.OpenRoot(dirs[0])
+	if err != nil {
+		return Provenance{}, false
+	}
+	defer gitDir.Close()
+	commonDir, err := os.OpenRoot(common)
+	if err != nil {
+		return Provenance{}, false
+	}
+	defer commonDir.Close()
+	head, err := safefile.In(gitDir, "HEAD", safefile.GitMetaLimit)
 	if err != nil {
 		return Provenance{}, false
 	}
 	var p Provenance
 	h := strings.TrimSpace(string(head))
 	if ref, isRef := strings.CutPrefix(h, "ref: "); isRef {
+		if !validRef(ref) {
+			return Provenance{}, false
+		}
 		p.Branch = strings.TrimPrefix(ref, "refs/heads/")
-		p.Revision = readRef(gitDir, common, ref)
+		p.Revision = readRef(gitDir, commonDir, ref)
 	} else if hashRe.MatchString(h) {
 		p.Revision = h
 	}
@@ -52,47 +88,25 @@ func Read(root string) (Provenance, bool) {
 		// A repository without commits has nothing to point at.
 		return Provenance{}, false
 	}
-	p.RepositoryURI = originURI(common)
+	p.RepositoryURI = originURI(commonDir)
 	return p, true
 }
 
-func findGitDir(root string) (string, bool) {
-	dotGit := filepath.Join(root, ".git")
-	st, err := os.Stat(dotGit)
-	if err != nil {
-		return "", false
-	}
-	if st.IsDir() {
-		return dotGit, true
-	}
-	// A worktree or submodule: ".git" is a file naming the real directory.
-	b, err := os.ReadFile(dotGit)
-	if err != nil {
-		return "", false
-	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
-	if !ok {
-		return "", false
-	}
-	return resolve(root, dir), true
+// validRef: a ref name as git writes them (refs/...), nothing that climbs.
+func validRef(ref string) bool {
+	return strings.HasPrefix(ref, "refs/") && path.Clean(ref) == ref && !strings.Contains(ref, "..") &&
+		!strings.ContainsAny(ref, "\\\x00")
 }
 
-func resolve(base, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(base, p)
-}
-
-func readRef(gitDir, common, ref string) string {
-	for _, dir := range []string{gitDir, common} {
-		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
+func readRef(gitDir, common *os.Root, ref string) string {
+	for _, dir := range []*os.Root{gitDir, common} {
+		if b, err := safefile.In(dir, ref, safefile.GitMetaLimit); err == nil {
 			if h := strings.TrimSpace(string(b)); hashRe.MatchString(h) {
 				return h
 			}
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(common, "packed-refs"))
+	b, err := safefile.In(common, "packed-refs", safefile.PackedRefsMax)
 	if err != nil {
 		return ""
 	}
@@ -107,8 +121,8 @@ func readRef(gitDir, common, ref string) string {
 }
 
 // originURI reads [remote "origin"] url from the repository's config.
-func originURI(common string) string {
-	b, err := os.ReadFile(filepath.Join(common, "config"))
+func originURI(common *os.Root) string {
+	b, err := safefile.In(common, "config", safefile.PackedRefsMax)
 	if err != nil {
 		return ""
 	}
