@@ -209,7 +209,11 @@ func ModulesFromFS(fsys fs.FS, dir string, tests bool) ([]Module, error) {
 		}
 		b, err := fs.ReadFile(fsys, p)
 		if err != nil {
-			return err
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fmt.Errorf("%s: %w", p, err)
 		}
 		mods = append(mods, Module{Name: p, Src: string(b)})
 		return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/buildgate/buildgate/config"
 	"github.com/buildgate/buildgate/discover"
 	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/internal/gitsafe"
 	"github.com/buildgate/buildgate/internal/safefile"
 	"github.com/buildgate/buildgate/lint"
 	"github.com/buildgate/buildgate/loader"
@@ -42,6 +43,7 @@ type lintFlags struct {
 	newFromBase    string
 	baseline       string
 	writeBaseline  string
+	configFromRev  string
 }
 
 // output is one report to write: a format and its file ("" for stdout).
@@ -85,6 +87,7 @@ usage, configuration or policy error.`,
 	fl.StringVar(&f.newFromRev, "new-from-rev", "", "report only findings on lines added or changed since the git revision REV (repository-level findings always)")
 	fl.StringVar(&f.newFromBase, "new-from-merge-base", "", "like --new-from-rev, from the merge base of HEAD and BRANCH")
 	fl.StringVar(&f.baseline, "baseline", "", "leave out findings recorded in FILE (a JSON report from --write-baseline)")
+	fl.StringVar(&f.configFromRev, "config-from-rev", "", "read .buildgate.yaml (or --config), --baseline, --data and --policy directories as they are at the git revision REV (the pull request's base), not from the working tree")
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "record every current finding (with fingerprints) in FILE for --baseline")
 	fl.BoolVar(&f.noDefault, "no-default-path", false, "without PATHs, check only the configured requirements files (for hooks that pass the changed files, and none when none changed)")
 	fl.StringVar(&f.category, "category", "buildgate", "sarif: automationDetails.id, which tells runs of one repository apart in code scanning")
@@ -113,6 +116,15 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		return usageErr("%v", err)
 	}
 	in := inputs(worktree{root: root})
+	if f.configFromRev != "" {
+		commit, err := gitsafe.Commit(ctx, root, f.configFromRev)
+		if err != nil {
+			return usageErr("--config-from-rev: %v", err)
+		}
+		rev := revision{root: root, rev: f.configFromRev, commit: commit}
+		noteConfigDrift(stderr, rev, root, f.config)
+		in = rev
+	}
 	f.policy.from = in
 	cfg, err := loadConfig(in, root, f.config)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // ErrNotRegular is a FIFO, socket, device or directory where a file was
@@ -199,6 +200,9 @@ func classify(err error) error {
 	}
 	if strings.Contains(err.Error(), "path escapes from parent") {
 		return ErrOutsideRoot
+	}
+	if errors.Is(err, syscall.ENXIO) {
+		return ErrNotRegular // a socket: open(2) refuses it with ENXIO
 	}
 	return err
 }

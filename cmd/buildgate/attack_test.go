@@ -1,0 +1,346 @@
+package main
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+
+
+// attack is one row of docs/robustness.md's threat table: what a pull
+// request commits, the command CI runs, and the outcome: an exit status
+// and what the output must and must not say.
+type attack struct {
+	name    string
+	files   map[string]string
+	setup   func(t *testing.T, dir string)
+	args    []string
+	code    int
+	stdout  []string // in standard output
+	stderr  []string // in standard error
+	secrets []string // never anywhere in the output
+	check   func(t *testing.T, dir string)
+}
+
+func runAttacks(t *testing.T, attacks []attack) {
+	t.Helper()
+	for _, tt := range attacks {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"requirements/rocm.txt": pinned}
+			for k, v := range tt.files {
+				files[k] = v
+			}
+			dir := writeTree(t, files)
+			if tt.setup != nil {
+				tt.setup(t, dir)
+			}
+			args := tt.args
+			if len(args) == 0 || args[0] != "lint" {
+				args = append([]string{"lint", "--root", "."}, args...)
+			}
+			r, _ := runLimited(t, dir, time.Minute, args...)
+			if r.code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tt.code, r.stdout, r.stderr)
+			}
+			for _, w := range tt.stdout {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, r.stdout)
+				}
+			}
+			for _, w := range tt.stderr {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+				}
+			}
+			for _, s := range tt.secrets {
+				if strings.Contains(r.stdout+r.stderr, s) {
+					t.Errorf("the output holds %q", s)
+				}
+			}
+			if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "runtime.") {
+				t.Errorf("a Go runtime trace reached the user: %s", r.stderr)
+			}
+			if tt.check != nil {
+				tt.check(t, dir)
+			}
+		})
+	}
+}
+
+func symlink(target, name string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.Remove(p)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func fifo(name string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.Remove(p)
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// outsideSecret is a file outside the root whose content must never show.
+func outsideSecret(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "secret.yaml")
+	if err := os.WriteFile(p, []byte("TOPSECRET_KEY: TOPSECRET_VALUE\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The run's own inputs: the configuration, the baseline, --data, policies.
+func TestAttacksOnInputs(t *testing.T) {
+	secret := outsideSecret(t)
+	policy := func(body string) map[string]string {
+		return map[string]string{"policy/p.rego": "package buildgate.rules.p\n\ndeny contains msg if {\n" + body + "\n}\n"}
+	}
+	runAttacks(t, []attack{
+		{name: "a policy reads a file through a JSON-schema $ref",
+			files: policy("\tr := json.match_schema({}, {\"$ref\": \"file://" + secret + "\"})\n\tmsg := sprintf(\"%v\", [r])"),
+			args:  []string{"--policy", "policy"}, code: 2,
+			stderr: []string{"policy/p.rego:4:7: json.match_schema: a JSON schema may not hold \"$ref\""}, secrets: []string{"TOPSECRET"}},
+		{name: "a policy builds the $ref while it runs",
+			files: policy("\ts := concat(\"\", [\"{\\\"$\", \"ref\\\": \\\"file:///proc/self/environ\\\"}\"])\n\tr := json.verify_schema(s)\n\tmsg := sprintf(\"%v\", [r])"),
+			args:  []string{"--policy", "policy"}, code: 2,
+			stderr: []string{"may not hold \"$ref\""}, secrets: []string{"PATH="}},
+		{name: "a policy reads the environment", files: policy("\tmsg := opa.runtime().env.HOME"),
+			args: []string{"--policy", "policy"}, code: 2, stderr: []string{"opa.runtime().env is not available"}},
+		{name: "a policy reads the clock", files: policy("\tmsg := sprintf(\"%d\", [time.now_ns()])"),
+			args: []string{"--policy", "policy"}, code: 2, stderr: []string{"time.now_ns is not allowed"}},
+		{name: "a policy file is a link to /dev/zero", files: policy("\tmsg := \"x\""),
+			setup: symlink("/dev/zero", "policy/zero.rego"), args: []string{"--policy", "policy"}, code: 2,
+			stderr: []string{"zero.rego", "leads out of the repository root"}},
+		{name: "a policy directory is a link out of the root", setup: symlink(filepath.Dir(secret), "policy"),
+			args: []string{"--policy", "policy"}, code: 2, stderr: []string{"--policy policy", "leads out of the repository root"}},
+		{name: ".buildgate.yaml is a link to /dev/zero", setup: symlink("/dev/zero", ".buildgate.yaml"), code: 2,
+			stderr: []string{".buildgate.yaml: cannot read: it leads out of the repository root"}},
+		{name: ".buildgate.yaml is a link to /dev/stdin", setup: symlink("/dev/stdin", ".buildgate.yaml"), code: 2,
+			stderr: []string{".buildgate.yaml: cannot read"}},
+		{name: ".buildgate.yaml is a link to a file outside the root", setup: symlink(secret, ".buildgate.yaml"), code: 2,
+			stderr: []string{".buildgate.yaml: cannot read: it leads out of the repository root"}, secrets: []string{"TOPSECRET"}},
+		{name: ".buildgate.yaml is a FIFO", setup: fifo(".buildgate.yaml"), code: 2,
+			stderr: []string{".buildgate.yaml: cannot read: not a regular file"}},
+		{name: ".buildgate.yaml is a dangling link", setup: symlink("nothere", ".buildgate.yaml"), code: 2,
+			stderr: []string{".buildgate.yaml: cannot read"}},
+		{name: "--config names a FIFO", setup: fifo("cfg.yaml"), args: []string{"--config", "cfg.yaml"}, code: 2,
+			stderr: []string{"cfg.yaml: cannot read: not a regular file"}},
+		{name: "--baseline is a link to /dev/zero", setup: symlink("/dev/zero", "baseline.json"), args: []string{"--baseline", "baseline.json"},
+			code: 2, stderr: []string{"--baseline baseline.json: it leads out of the repository root"}},
+		{name: "--baseline is a link outside the root", setup: symlink(secret, "baseline.json"), args: []string{"--baseline", "baseline.json"},
+			code: 2, stderr: []string{"--baseline baseline.json"}, secrets: []string{"TOPSECRET"}},
+		{name: "--data is a link to /dev/stdin", setup: symlink("/dev/stdin", "data.yaml"), args: []string{"--data", "data.yaml"},
+			code: 2, stderr: []string{"--data data.yaml: it leads out of the repository root"}},
+		{name: "--data is a FIFO", setup: fifo("data.yaml"), args: []string{"--data", "data.yaml"},
+			code: 2, stderr: []string{"--data data.yaml: not a regular file"}},
+	})
+}
+
+// The gate stays closed: configuration cannot switch off BG001, and a
+// report cannot overwrite what the run reads.
+func TestAttacksOnTheGate(t *testing.T) {
+	unchanged := func(rel, want string) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			b, _ := os.ReadFile(filepath.Join(dir, rel))
+			if string(b) != want {
+				t.Errorf("%s was overwritten: %q", rel, b)
+			}
+		}
+	}
+	runAttacks(t, []attack{
+		{name: "rules: BG001 off", files: map[string]string{".buildgate.yaml": "rules:\n  BG001: off\n"}, code: 2,
+			stderr: []string{".buildgate.yaml:2: rules: BG001 cannot be turned off or lowered"}},
+		{name: "rules: parse-error note", files: map[string]string{".buildgate.yaml": "rules:\n  parse-error: note\n"}, code: 2,
+			stderr: []string{".buildgate.yaml:2: rules: parse-error cannot be turned off or lowered"}},
+		{name: "rules: BG001 disabled", files: map[string]string{".buildgate.yaml": "rules:\n  BG001: {disabled: true}\n"}, code: 2,
+			stderr: []string{"BG001 cannot be turned off"}},
+		{name: "rules: BG001 error stays allowed", files: map[string]string{".buildgate.yaml": "rules:\n  BG001: error\n"}, code: 0},
+		{name: "an ignore entry for BG001 with a reason shows as suppressed",
+			files: map[string]string{".buildgate.yaml": "ignore:\n  - rule: BG001\n    path: Dockerfile\n    reason: vendored binary\n", "Dockerfile": "\x00"},
+			args: []string{"--show-suppressed"}, code: 0, stdout: []string{"suppressed", "vendored binary"}},
+		{name: "--max-file-size 0", args: []string{"--max-file-size", "0"}, code: 2, stderr: []string{"--max-file-size 0: want a positive number"}},
+		{name: "--max-file-size -1", args: []string{"--max-file-size", "-1"}, code: 2, stderr: []string{"want a positive number"}},
+		{name: "-o onto a checked file", args: []string{"-o", "requirements/rocm.txt"}, code: 2,
+			stderr: []string{"would overwrite a file this run checks: requirements/rocm.txt"}, check: unchanged("requirements/rocm.txt", pinned)},
+		{name: "--format sarif= onto the configuration", files: map[string]string{".buildgate.yaml": "exclude: [x]\n"},
+			args: []string{"--format", "sarif=.buildgate.yaml"}, code: 2, check: unchanged(".buildgate.yaml", "exclude: [x]\n")},
+		{name: "--write-baseline and -o one file", args: []string{"--write-baseline", "b.json", "-o", "./b.json"}, code: 2,
+			stderr: []string{"would both be written to"}},
+		{name: "-o onto the baseline", files: map[string]string{"b.json": `{"findings": []}`},
+			args: []string{"--baseline", "b.json", "-o", "b.json", "--format", "json"}, code: 2, check: unchanged("b.json", `{"findings": []}`)},
+		{name: "refreshing a baseline in place stays allowed", files: map[string]string{"b.json": `{"findings": []}`},
+			args: []string{"--baseline", "b.json", "--write-baseline", "b.json"}, code: 0},
+	})
+}
+
+// Build files that are not regular files are findings, never a hang and
+// never a silent pass.
+func TestAttacksWithSpecialFiles(t *testing.T) {
+	socket := func(name string) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			l, err := net.Listen("unix", filepath.Join(dir, name))
+			if err != nil {
+				t.Skip("no unix sockets here")
+			}
+			t.Cleanup(func() { l.Close() })
+		}
+	}
+	runAttacks(t, []attack{
+		{name: "a FIFO included with -r", files: map[string]string{"requirements/rocm.txt": pinned + "-r fifo.txt\n"},
+			setup: fifo("requirements/fifo.txt"), code: 1,
+			stdout: []string{"requirements/rocm.txt:2:4: error: requirements/rocm.txt: -r fifo.txt: not a regular file"}},
+		{name: "a FIFO named on the command line", setup: fifo("build.sh"), args: []string{"build.sh"}, code: 1,
+			stdout: []string{"build.sh:1:1: error: build.sh: cannot open the file: not a regular file"}},
+		{name: "a FIFO in the configuration's requirements", files: map[string]string{".buildgate.yaml": "migrations:\n  - package: foo\n    requirements: [reqs/pinned.txt]\n    minimum: \"1.0\"\n"},
+			setup: fifo("reqs/pinned.txt"), code: 1, stdout: []string{"reqs/pinned.txt:1:1: error: reqs/pinned.txt: cannot open the file: not a regular file"}},
+		{name: "a committed link build -> /dev/stdin", setup: symlink("/dev/stdin", "build"), code: 1,
+			stdout: []string{"build:1:1: error: build: cannot open the file: it is a symbolic link that leads out of the repository root"}},
+		{name: "a FIFO named Dockerfile", setup: fifo("Dockerfile"), code: 1,
+			stdout: []string{"Dockerfile:1:1: error: Dockerfile: cannot open the file: not a regular file"}},
+		{name: "a socket named Dockerfile", setup: socket("Dockerfile"), code: 1,
+			stdout: []string{"Dockerfile:1:1: error: Dockerfile: cannot open the file: not a regular file"}},
+	})
+}
+
+// .git is the pull request's too.
+func TestAttacksThroughGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	repo := func(t *testing.T, dir string) {
+		for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-qm", "base"}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+	}
+	ran := filepath.Join(t.TempDir(), "ran")
+	runAttacks(t, []attack{
+		{name: ".git/HEAD climbs to /dev/zero", setup: func(t *testing.T, dir string) {
+			repo(t, dir)
+			os.WriteFile(filepath.Join(dir, ".git/HEAD"), []byte("ref: ../../../../../../../../../dev/zero\n"), 0o644)
+		}, args: []string{"--format", "sarif"}, code: 0, stdout: []string{`"version": "2.1.0"`}},
+		{name: "a filter driver named by .gitattributes with --new-from-rev", setup: func(t *testing.T, dir string) {
+			repo(t, dir)
+			cmd := exec.Command("git", "config", "filter.x.clean", "touch "+ran+"; cat")
+			cmd.Dir = dir
+			if err := cmd.Run(); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("* filter=x\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "requirements/rocm.txt"), []byte(pinned+"# changed\n"), 0o644)
+		}, args: []string{"--new-from-rev", "HEAD"}, code: 0, check: func(t *testing.T, dir string) {
+			if _, err := os.Stat(ran); err == nil {
+				t.Error("the filter driver ran")
+			}
+		}},
+	})
+}
+
+// A pull request cannot weaken its own gate: with --config-from-rev the
+// configuration, baseline and policies are the base commit's.
+func TestConfigFromRev(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	gitIn := func(t *testing.T, dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	policy := "package buildgate.rules.no_latest\n\ndeny contains {\"msg\": \"latest tag\", \"path\": d.path, \"pos\": d.stages[0].base.pos} if {\n\tsome d in input.documents\n\td.kind == \"dockerfile\"\n\tcontains(d.stages[0].base.text, \":latest\")\n}\n"
+	base := map[string]string{
+		"requirements/rocm.txt": pinned,
+		".buildgate.yaml":       "exclude: [vendor/**]\n",
+		"policy/p.rego":         policy,
+		"baseline.json":         `{"findings": []}`,
+	}
+	for _, tt := range []struct {
+		name    string
+		pr      map[string]string // what the pull request writes over the base
+		args    []string
+		code    int
+		stdout  []string
+		stderr  []string
+		without int // exit status without --config-from-rev
+	}{
+		{name: "migrations: []", pr: map[string]string{".buildgate.yaml": "migrations: []\n", "Dockerfile": "FROM a AS mooncake_build\n"},
+			code: 1, without: 0, stdout: []string{"stage `mooncake_build`"},
+			stderr: []string{".buildgate.yaml in the working tree changes exclude, migrations from HEAD; this run uses HEAD's (--config-from-rev)"}},
+		{name: "exclude everything", pr: map[string]string{".buildgate.yaml": "exclude: [\"**\"]\n", "Dockerfile": "FROM a AS mooncake_build\n"},
+			code: 1, without: 0, stderr: []string{"changes exclude"}},
+		{name: "rules: BG101 off", pr: map[string]string{".buildgate.yaml": "exclude: [vendor/**]\nrules:\n  BG101: off\n", "Dockerfile": "FROM a AS mooncake_build\n"},
+			code: 1, without: 0, stderr: []string{"changes rules"}},
+		{name: "a policy emptied", pr: map[string]string{"policy/p.rego": "package buildgate.rules.no_latest\n", "Dockerfile": "FROM a:latest\n"},
+			args: []string{"--policy", "policy"}, code: 1, without: 0, stdout: []string{"latest tag"}},
+		{name: "the baseline filled", pr: map[string]string{"Dockerfile": "FROM a AS mooncake_build\n"},
+			args: []string{"--baseline", "baseline.json"}, code: 1, without: 0},
+		{name: "a revision that does not exist", args: []string{}, code: 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, base)
+			gitIn(t, dir, "init", "-q", "-b", "main")
+			gitIn(t, dir, "add", ".")
+			gitIn(t, dir, "commit", "-qm", "base")
+			for rel, body := range tt.pr {
+				os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
+				if err := os.WriteFile(filepath.Join(dir, rel), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.name == "the baseline filled" {
+				r := runBin(t, dir, "lint", "--root", ".", "--write-baseline", "baseline.json")
+				if r.code != 1 {
+					t.Fatalf("writing the baseline: %+v", r)
+				}
+			}
+			rev := "HEAD"
+			if tt.code == 2 {
+				rev = "no-such-branch"
+			}
+			args := append([]string{"lint", "--root", "."}, tt.args...)
+			r := runBin(t, dir, append(args, "--config-from-rev", rev)...)
+			if r.code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", r.code, tt.code, r.stdout, r.stderr)
+			}
+			for _, w := range tt.stdout {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, r.stdout)
+				}
+			}
+			for _, w := range tt.stderr {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+				}
+			}
+			if tt.code == 2 {
+				return
+			}
+			if r := runBin(t, dir, args...); r.code != tt.without {
+				t.Errorf("without --config-from-rev: exit %d, want %d (the attack itself)\n%s", r.code, tt.without, r.stdout)
+			}
+		})
+	}
+}
