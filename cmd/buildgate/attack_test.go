@@ -11,8 +11,6 @@ import (
 	"time"
 )
 
-
-
 // attack is one row of docs/robustness.md's threat table: what a pull
 // request commits, the command CI runs, and the outcome: an exit status
 // and what the output must and must not say.
@@ -172,7 +170,7 @@ func TestAttacksOnTheGate(t *testing.T) {
 		{name: "rules: BG001 error stays allowed", files: map[string]string{".buildgate.yaml": "rules:\n  BG001: error\n"}, code: 0},
 		{name: "an ignore entry for BG001 with a reason shows as suppressed",
 			files: map[string]string{".buildgate.yaml": "ignore:\n  - rule: BG001\n    path: Dockerfile\n    reason: vendored binary\n", "Dockerfile": "\x00"},
-			args: []string{"--show-suppressed"}, code: 0, stdout: []string{"suppressed", "vendored binary"}},
+			args:  []string{"--show-suppressed"}, code: 0, stdout: []string{"suppressed", "vendored binary"}},
 		{name: "--max-file-size 0", args: []string{"--max-file-size", "0"}, code: 2, stderr: []string{"--max-file-size 0: want a positive number"}},
 		{name: "--max-file-size -1", args: []string{"--max-file-size", "-1"}, code: 2, stderr: []string{"want a positive number"}},
 		{name: "-o onto a checked file", args: []string{"-o", "requirements/rocm.txt"}, code: 2,
