@@ -158,6 +158,10 @@ func loadDockerfile(path string, src []byte) *DockerfileDocument {
 	if res == nil {
 		return doc
 	}
+	if n := len(res.AST.Children); n > maxDockerInstrs {
+		doc.Errors = append(doc.Errors, Error{Message: capError("instructions", n, maxDockerInstrs), Pos: d.idx.span(0, 0)})
+		return doc
+	}
 	for _, w := range res.Warnings {
 		pos := Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}
 		if w.Location != nil && w.Location.Start.Line > 0 {
@@ -576,8 +580,11 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 		}
 	}
 	src := shellSource{text: sh.text, span: func(s, e int) Pos { return sh.spanOf(d.idx, s, e) }}
-	parses, errs := parseShell(src)
-	script, _ := extractScript(src, parses)
+	parses, errs, bound := parseShell(src)
+	script, _, walkErrs := extractScript(src, parses)
+	// Bounds passed are parts of the file buildgate did not read: document
+	// errors (BG001), unlike shell syntax errors, which Docker ignores too.
+	d.doc.Errors = append(append(d.doc.Errors, bound...), walkErrs...)
 	// RUN <<EOF runs the heredoc itself as the script: parse its body too.
 	if bytes.HasPrefix(bytes.TrimSpace(m.text[rest:]), []byte("<<")) {
 		for _, h := range script.Heredocs {
@@ -586,8 +593,9 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 				continue
 			}
 			body := shellSource{text: onlyRange(sh.text, start, end), span: src.span}
-			bp, be := parseShell(body)
-			bs, _ := extractScript(body, bp)
+			bp, be, bb := parseShell(body)
+			bs, _, bw := extractScript(body, bp)
+			d.doc.Errors = append(append(d.doc.Errors, bb...), bw...)
 			script.merge(bs)
 			errs = append(errs, be...)
 		}

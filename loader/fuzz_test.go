@@ -3,6 +3,7 @@ package loader
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -35,21 +36,37 @@ func fuzzLoader[T Document](f *testing.F, kind Kind, load func(string, []byte) T
 	})
 }
 
+// Depth- and size-amplifying seeds: nesting past the bounds of bounds.go,
+// long chains, many elements. The fuzzer mutates around them.
+var (
+	deep   = strings.Repeat
+	hclAmp = []string{"a = " + deep("[", 600) + deep("]", 600) + "\n", "a = 1" + deep(" + 1", 600) + "\n",
+		"a = " + deep("!", 600) + "true\n", "a = \"" + deep("%{ if x }", 600) + deep("%{ endif }", 600) + "\"\n",
+		deep("b {\n", 600) + deep("}\n", 600), "a = " + deep("f(", 600) + deep(")", 600) + "\n"}
+	shellAmp = []string{"echo " + deep("$(", 2000) + deep(")", 2000) + "\n", "echo " + deep("${a:-", 2000) + deep("}", 2000) + "\n",
+		deep("(", 2000) + "true" + deep(")", 2000) + "\n", "cat" + deep(" | cat", 3000) + "\n", "true" + deep(" && true", 3000) + "\n",
+		"cat <<E\n" + deep("$(", 1500) + deep(")", 1500) + "\nE\n", "echo \"" + deep("$( echo \")\" ", 1500) + "\"\n"}
+	reqAmp = []string{deep("a\n", 25000), "pkg" + deep(",>=1", 5000) + "\n", "pkg==1 " + deep(" --hash=sha256:"+deep("a", 64), 2000) + "\n",
+		"pkg" + deep(" \\\n", 5000) + ">=1\n"}
+	dockerAmp = []string{"FROM a\nRUN " + deep("$(", 2000) + deep(")", 2000) + "\n", "FROM a\nRUN <<E\n" + deep("(", 2000) + deep(")", 2000) + "\nE\n",
+		"FROM a\n" + deep("RUN <<E\nx\nE\n", 2000), "FROM a\n" + deep("RUN a\n", 20001)}
+)
+
 func FuzzDockerfile(f *testing.F) {
-	fuzzLoader(f, KindDockerfile, loadDockerfile, "FROM a AS b\nRUN <<EOF\necho\nEOF\n", "# escape=`\nFROM a\nRUN x `\n y\n",
-		"FROM a\nRUN --mount=type=bind,from=b,target=/x \\\n # c\n  git clone $R\n")
+	fuzzLoader(f, KindDockerfile, loadDockerfile, append([]string{"FROM a AS b\nRUN <<EOF\necho\nEOF\n", "# escape=`\nFROM a\nRUN x `\n y\n",
+		"FROM a\nRUN --mount=type=bind,from=b,target=/x \\\n # c\n  git clone $R\n"}, dockerAmp...)...)
 }
 
 func FuzzHCL(f *testing.F) {
-	fuzzLoader(f, KindHCL, loadHCL, "target \"a\" {\n args = { X = Y }\n tags = [for t in l : t]\n}\n",
-		"function \"f\" {\n params = [a]\n result = a\n}\n")
+	fuzzLoader(f, KindHCL, loadHCL, append([]string{"target \"a\" {\n args = { X = Y }\n tags = [for t in l : t]\n}\n",
+		"function \"f\" {\n params = [a]\n result = a\n}\n"}, hclAmp...)...)
 }
 
 func FuzzRequirements(f *testing.F) {
-	fuzzLoader(f, KindRequirements, loadRequirements, "pkg[a]>=1 ; python_version<'3' --hash=sha256:x\n", "a \\\n>=1\n-r x.txt\n",
-		"git+https://x/y.git#egg=z\n-e ./p\n")
+	fuzzLoader(f, KindRequirements, loadRequirements, append([]string{"pkg[a]>=1 ; python_version<'3' --hash=sha256:x\n", "a \\\n>=1\n-r x.txt\n",
+		"git+https://x/y.git#egg=z\n-e ./p\n"}, reqAmp...)...)
 }
 
 func FuzzShell(f *testing.F) {
-	fuzzLoader(f, KindShell, loadShell, "f() { local a=\"x y\"; for i in $a; do case $i in x|y) :;; esac; done; }\ncat <<E\n$a\nE\n")
+	fuzzLoader(f, KindShell, loadShell, append([]string{"f() { local a=\"x y\"; for i in $a; do case $i in x|y) :;; esac; done; }\ncat <<E\n$a\nE\n"}, shellAmp...)...)
 }

@@ -103,6 +103,17 @@ func loadHCL(path string, src []byte) *HCLDocument {
 		Targets: map[string]*Block{}, Groups: map[string]*Block{}, Errors: []Error{},
 	}
 	h := &hclLoad{idx: newLineIndex(src), src: src}
+	if len(src) > maxHCLBytes {
+		doc.Errors = append(doc.Errors, Error{Message: sizeBoundError("bake (HCL)", len(src), maxHCLBytes), Pos: h.idx.span(0, 0)})
+		return doc
+	}
+	// hclsyntax recurses per nesting level with no limit of its own (70,000
+	// levels overflow Go's stack, which kills the process): measure first.
+	if d, at := hclDepth(src); d > maxHCLDepth {
+		doc.Errors = append(doc.Errors, Error{Message: fmt.Sprintf(
+			"nested deeper than buildgate reads (%d levels of brackets, templates or operators here, over the limit of %d): the file is not read", d, maxHCLDepth), Pos: h.rng(at)})
+		return doc
+	}
 	f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
 	for _, dg := range diags {
 		if dg.Severity != hcl.DiagError {

@@ -246,18 +246,40 @@ func (l *Loader) Load(rel string, kind Kind) ([]Document, error) {
 	return docs, nil
 }
 
-// includes follows -r and -c lines depth first; chain is the include path so
-// far, so that a cycle is reported where it closes.
-func (l *Loader) includes(doc *RequirementsDocument, chain []string) []Document {
+// includes follows -r and -c lines depth first, without recursion (a
+// chain of 20,000 includes is a pull request's to write); chain is the
+// include path so far, shared by every level (not copied), so that a cycle
+// is reported where it closes.
+func (l *Loader) includes(root *RequirementsDocument, chain []string) []Document {
 	var out []Document
-	for i := range doc.Includes {
-		inc := &doc.Includes[i]
+	onChain := map[string]int{}
+	for i, p := range chain {
+		onChain[p] = i
+	}
+	type frame struct {
+		doc  *RequirementsDocument
+		next int // the next include to follow
+	}
+	stack := []frame{{doc: root}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next >= len(top.doc.Includes) {
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				delete(onChain, chain[len(chain)-1])
+				chain = chain[:len(chain)-1]
+			}
+			continue
+		}
+		doc := top.doc
+		inc := &doc.Includes[top.next]
+		top.next++
 		if inc.Path == "" {
 			continue
 		}
-		if i := indexOf(chain, inc.Path); i >= 0 {
+		if i, ok := onChain[inc.Path]; ok {
 			doc.Errors = append(doc.Errors, Error{
-				Message: fmt.Sprintf("include cycle: %s", strings.Join(append(chain[i:], inc.Path), " -> ")),
+				Message: fmt.Sprintf("include cycle: %s", strings.Join(append(chain[i:len(chain):len(chain)], inc.Path), " -> ")),
 				Pos:     inc.Target.Pos,
 			})
 			continue
@@ -277,19 +299,13 @@ func (l *Loader) includes(doc *RequirementsDocument, chain []string) []Document 
 		l.seen[inc.Path] = true
 		sub := Parse(KindRequirements, inc.Path, src).(*RequirementsDocument)
 		out = append(out, sub)
-		out = append(out, l.includes(sub, append(chain[:len(chain):len(chain)], inc.Path))...)
+		onChain[inc.Path] = len(chain)
+		chain = append(chain, inc.Path)
+		stack = append(stack, frame{doc: sub})
 	}
 	return out
 }
 
-func indexOf(xs []string, s string) int {
-	for i, x := range xs {
-		if x == s {
-			return i
-		}
-	}
-	return -1
-}
 
 func (l *Loader) read(rel string) ([]byte, error) {
 	b, err := safefile.In(l.root, rel, l.MaxFileSize)

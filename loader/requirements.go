@@ -140,6 +140,15 @@ type reqLoad struct {
 	idx *lineIndex
 	doc *RequirementsDocument
 	dir string
+	// spans counts the positioned elements made (names, specifiers,
+	// hashes, options …), for maxReqElements.
+	spans int
+}
+
+// span is l.m.spanOf, counted.
+func (r *reqLoad) span(l reqLine, s, e int) Pos {
+	r.spans++
+	return l.m.spanOf(r.idx, s, e)
 }
 
 func loadRequirements(p string, src []byte) *RequirementsDocument {
@@ -150,6 +159,17 @@ func loadRequirements(p string, src []byte) *RequirementsDocument {
 	r := &reqLoad{idx: newLineIndex(src), doc: doc, dir: path.Dir(p)}
 	for _, l := range joinLines(r.idx) {
 		r.line(l)
+		n := len(doc.Requirements) + len(doc.Options) + len(doc.Includes)
+		if n > maxRequirementsLines || r.spans > maxReqElements {
+			what, count, limit := "requirement and option lines", n, maxRequirementsLines
+			if r.spans > maxReqElements {
+				what, count, limit = "elements (names, specifiers, hashes, options)", r.spans, maxReqElements
+			}
+			pos := l.m.spanOf(r.idx, 0, 0)
+			*doc = RequirementsDocument{Header: doc.Header, Requirements: []Requirement{}, Options: []Flag{}, Includes: []Include{},
+				Errors: []Error{{Message: capError(what, count, limit) + fmt.Sprintf(" (stopped at line %d)", pos.Line), Pos: pos}}}
+			return doc
+		}
 	}
 	return doc
 }
@@ -162,7 +182,7 @@ type tok struct {
 
 func (r *reqLoad) word(l reqLine, s, e int) Word {
 	t := string(l.m.text[s:e])
-	return Word{Text: t, Value: strp(t), Pos: l.m.spanOf(r.idx, s, e)}
+	return Word{Text: t, Value: strp(t), Pos: r.span(l, s, e)}
 }
 
 func (r *reqLoad) line(l reqLine) {
@@ -247,12 +267,12 @@ func (r *reqLoad) options(l reqLine, toks []tok, perReq bool) ([]Flag, []Word) {
 			hasVal = true
 		}
 		if !knownOption(name, perReq) {
-			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("unknown option %q", "-"+strings.TrimPrefix(t.text, "-")), Pos: l.m.spanOf(r.idx, s, e)})
+			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("unknown option %q", "-"+strings.TrimPrefix(t.text, "-")), Pos: r.span(l, s, e)})
 		}
 		if optionTakesValue(name) && !hasVal {
-			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("option %q needs a value", t.text), Pos: l.m.spanOf(r.idx, s, e)})
+			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("option %q needs a value", t.text), Pos: r.span(l, s, e)})
 		}
-		f := Flag{Name: longName(name), Value: val, Text: string(l.m.text[s:e]), Pos: l.m.spanOf(r.idx, s, e)}
+		f := Flag{Name: longName(name), Value: val, Text: string(l.m.text[s:e]), Pos: r.span(l, s, e)}
 		flags = append(flags, f)
 		if f.Name == "hash" {
 			hashes = append(hashes, Word{Text: f.Text, Value: strp(val), Pos: f.Pos})
@@ -366,7 +386,7 @@ func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 		Raw: text[s:e], Extras: []Word{}, Specifiers: []Specifier{}, Options: []Flag{}, Hashes: []Word{}, Pos: span,
 	}
 	fail := func(at int, format string, args ...any) {
-		r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf(format, args...), Pos: l.m.spanOf(r.idx, at, e)})
+		r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf(format, args...), Pos: r.span(l, at, e)})
 	}
 	// Markers follow "; " on URL forms and ";" on named ones.
 	body, markerAt := e, -1
@@ -500,7 +520,7 @@ func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 			fail(cs, "invalid version clause %q: %s", c, strings.TrimPrefix(err.Error(), fmt.Sprintf("invalid specifier %q: ", c)))
 			continue
 		}
-		req.Specifiers = append(req.Specifiers, Specifier{Op: op, Version: v, Text: c, Pos: l.m.spanOf(r.idx, cs, ce)})
+		req.Specifiers = append(req.Specifiers, Specifier{Op: op, Version: v, Text: c, Pos: r.span(l, cs, ce)})
 	}
 	return req
 }

@@ -136,14 +136,47 @@ type shellParse struct {
 // parseShell parses src, recovering from errors by blanking everything up to
 // the failing line (offsets stay the same) and parsing the rest again, so that
 // one bad line does not hide the remainder of a script.
-func parseShell(src shellSource) ([]shellParse, []Error) {
+//
+// Past a bound (maxParseFrames) it stops, and the bound is the third result:
+// not a syntax error of the script, but a part buildgate did not read.
+func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 	var parses []shellParse
 	var errs []Error
 	text := src.text
 	for attempt := 0; ; attempt++ {
 		var p shellParse
 		parser := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
-		f, err := parser.Parse(bytes.NewReader(text), "")
+		guard := &depthGuard{r: bytes.NewReader(text)}
+		f, err := parser.Parse(guard, "")
+		if guard.tripped {
+			// Nothing past the nesting is read: the statements before the
+			// one that went too deep are kept.
+			// The statement that went too deep starts after the last one
+			// complete before the last 1 KB read.
+			off := min(max(guard.consumed-1024, 0), len(text))
+			var kept []*syntax.Stmt
+			at := 0
+			if f != nil {
+				for _, s := range f.Stmts {
+					if s.End().IsValid() && int(s.End().Offset()) <= off {
+						kept = append(kept, s)
+						at = int(s.End().Offset())
+					}
+				}
+			}
+			for at < len(text) && isShellSpace(text[at]) {
+				at++
+			}
+			if len(kept) == 0 {
+				// The parser gave nothing back: the point of the last
+				// read, which the nesting reached, is as close as known.
+				at = min(guard.consumed, len(text))
+			}
+			off = at
+			p.stmts = kept
+			parses = append(parses, p)
+			return parses, errs, []Error{{Message: fmt.Sprintf("shell: nested deeper than buildgate reads (the parser's stack passed %d frames, some %d levels): the rest is not read", maxParseFrames, maxParseFrames/5), Pos: src.span(off, off)}}
+		}
 		if f != nil {
 			p.stmts, p.comments = f.Stmts, f.Last
 		}
@@ -164,7 +197,7 @@ func parseShell(src shellSource) ([]shellParse, []Error) {
 		}
 		parses = append(parses, p)
 		if err == nil {
-			return parses, errs
+			return parses, errs, nil
 		}
 		var perr syntax.ParseError
 		off := len(text)
@@ -182,7 +215,7 @@ func parseShell(src shellSource) ([]shellParse, []Error) {
 			if attempt >= maxShellErrors {
 				errs = append(errs, Error{Message: fmt.Sprintf("shell: more than %d errors, rest not parsed", maxShellErrors), Pos: src.span(off, off)})
 			}
-			return parses, errs
+			return parses, errs, nil
 		}
 		text = blankBefore(text, off+nl+1)
 	}
@@ -218,9 +251,13 @@ type shellExtractor struct {
 	comments []Word
 	funcs    []string // enclosing function names, innermost last
 	stack    []syntax.Node
+	words    int
+	tooDeep  bool
+	tooMany  bool
+	errs     []Error
 }
 
-func extractScript(src shellSource, parses []shellParse) (Script, []Word) {
+func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Error) {
 	x := &shellExtractor{src: src, script: newScript(), comments: []Word{}}
 	for _, p := range parses {
 		for _, s := range p.stmts {
@@ -230,7 +267,7 @@ func extractScript(src shellSource, parses []shellParse) (Script, []Word) {
 			syntax.Walk(&p.comments[i], x.visit)
 		}
 	}
-	return x.script, x.comments
+	return x.script, x.comments, x.errs
 }
 
 func (x *shellExtractor) off(p syntax.Pos) int { return int(p.Offset()) }
@@ -255,6 +292,7 @@ func (x *shellExtractor) function() string {
 }
 
 func (x *shellExtractor) word(w *syntax.Word) Word {
+	x.words++
 	out := Word{Text: x.nodeText(w), Pos: x.nodeSpan(w)}
 	if v, ok := wordLiteral(w); ok {
 		out.Value = strp(v)
@@ -263,6 +301,20 @@ func (x *shellExtractor) word(w *syntax.Word) Word {
 }
 
 func (x *shellExtractor) visit(n syntax.Node) bool {
+	if n != nil && x.words > maxShellWords {
+		if !x.tooMany {
+			x.tooMany = true
+			x.errs = append(x.errs, Error{Message: capError("shell words", x.words, maxShellWords) + "; the rest of the script is not read", Pos: x.nodeSpan(n)})
+		}
+		return false
+	}
+	if n != nil && len(x.stack) >= maxWalkDepth {
+		if !x.tooDeep {
+			x.tooDeep = true
+			x.errs = append(x.errs, Error{Message: fmt.Sprintf("shell: nested deeper than %d levels here (a pipeline or list that long): what is inside is not read", maxWalkDepth), Pos: x.nodeSpan(n)})
+		}
+		return false
+	}
 	if n == nil {
 		if len(x.stack) > 0 {
 			if _, ok := x.stack[len(x.stack)-1].(*syntax.FuncDecl); ok {
@@ -545,9 +597,17 @@ func loadShell(path string, src []byte) *ShellDocument {
 		doc.Shebang = &Word{Text: string(src[:end]), Value: strp(strings.TrimSpace(string(src[2:end]))), Pos: idx.span(0, end)}
 	}
 	ss := shellSource{text: src, span: idx.span}
-	parses, errs := parseShell(ss)
+	if len(src) > maxShellBytes {
+		doc.Script, doc.Comments = newScript(), []Word{}
+		doc.Errors = append(doc.Errors, Error{Message: sizeBoundError("shell", len(src), maxShellBytes), Pos: idx.span(0, 0)})
+		return doc
+	}
+	parses, errs, bound := parseShell(ss)
 	doc.Errors = append(doc.Errors, errs...)
-	doc.Script, doc.Comments = extractScript(ss, parses)
+	doc.Errors = append(doc.Errors, bound...)
+	var werrs []Error
+	doc.Script, doc.Comments, werrs = extractScript(ss, parses)
+	doc.Errors = append(doc.Errors, werrs...)
 	// The shebang is a comment to the shell parser; it is reported apart.
 	if doc.Shebang != nil && len(doc.Comments) > 0 && doc.Comments[0].Pos.Line == 1 {
 		doc.Comments = doc.Comments[1:]

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -341,4 +342,35 @@ func TestConfigFromRev(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Build files that try to exhaust the loaders: each is BG001 naming the
+// bound (or is read in full when within it), the rest of the run goes on
+// (the pinned requirements file is still checked), and nothing crashes.
+// Time and memory are measured by scripts/bench -hostile, not here.
+func TestAttacksOnTheLoaders(t *testing.T) {
+	r := strings.Repeat
+	chain := map[string]string{"requirements/rocm.txt": pinned + "-r r0.txt\n"}
+	for i := 0; i < 20000; i++ {
+		chain[fmt.Sprintf("requirements/r%d.txt", i)] = fmt.Sprintf("-r r%d.txt\npkg%d\n", i+1, i)
+	}
+	runAttacks(t, []attack{
+		{name: "HCL nested 70,000 levels", files: map[string]string{"docker/deep.hcl": "a = " + r("[", 70000) + r("]", 70000) + "\n"}, code: 1,
+			stdout: []string{"docker/deep.hcl:1:70004: error: docker/deep.hcl: nested deeper than buildgate reads (70000 levels", "3 files checked"}},
+		{name: "a requirements file of 1,000,000 one-letter lines", files: map[string]string{"requirements/big.txt": r("a\n", 1000000)}, code: 1,
+			stdout: []string{"requirements/big.txt:20001:1: error: requirements/big.txt: the file has 20001 requirement and option lines, over buildgate's limit of 20000"}},
+		{name: "a shell script with $( nested 100,000 deep", files: map[string]string{"ci.sh": "echo " + r("$(", 100000) + r(")", 100000) + "\n"}, code: 1,
+			stdout: []string{"ci.sh:1:", "error: ci.sh: shell: nested deeper than buildgate reads"}},
+		{name: "a shell script with ${a:- nested 100,000 deep", files: map[string]string{"ci.sh": "echo " + r("${a:-", 100000) + r("}", 100000) + "\n"}, code: 1,
+			stdout: []string{"error: ci.sh: shell: nested deeper than buildgate reads"}},
+		{name: "an include chain of 20,000 files", files: chain, code: 0, stdout: []string{"20001 files checked, 0 findings"}},
+		{name: "a pipeline of 100,000 cat |", files: map[string]string{"ci.sh": "cat" + r(" | cat", 100000) + "\n"}, code: 1,
+			stdout: []string{"ci.sh:1:1: error: ci.sh: shell: nested deeper than 1000 levels here"}},
+		{name: "a specifier list of 80,000 clauses", files: map[string]string{"requirements/x.txt": "pkg" + r(",>=1", 80000)[1:] + "\n"}, code: 0,
+			stdout: []string{"2 files checked, 0 findings"}},
+		{name: "10,000 --hash options", files: map[string]string{"requirements/x.txt": "pkg==1" + r(" --hash=sha256:"+r("a", 64), 10000) + "\n"}, code: 0,
+			stdout: []string{"2 files checked, 0 findings"}},
+		{name: "a Dockerfile of 200,000 RUN lines", files: map[string]string{"Dockerfile": "FROM a\n" + r("RUN echo a | grep b\n", 200000)}, code: 1,
+			stdout: []string{"Dockerfile:1:1: error: Dockerfile: the file has 200001 instructions, over buildgate's limit of 20000"}},
+	})
 }

@@ -79,7 +79,9 @@ func TestHostileInputs(t *testing.T) {
 		{name: "a 100,000-line continuation", files: map[string]string{"Dockerfile": long(100000)},
 			code: 0, want: []string{"2 files checked, 0 findings"}},
 		{name: "HCL nested 20,000 levels", files: map[string]string{"deep.hcl": "x = " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n"},
-			code: 1, want: []string{"deep.hcl:1:1: error: deep.hcl: the value of x is nested 20000 levels deep"}},
+			code: 1, want: []string{"deep.hcl:1:20004: error: deep.hcl: nested deeper than buildgate reads (20000 levels"}},
+		{name: "HCL value nested 300 levels", files: map[string]string{"deep.hcl": "x = " + strings.Repeat("[", 300) + strings.Repeat("]", 300) + "\n"},
+			code: 1, want: []string{"deep.hcl:1:1: error: deep.hcl: the value of x is nested 300 levels deep"}},
 		{name: "unterminated heredoc, quote and block", files: map[string]string{
 			"Dockerfile": "FROM a\nRUN <<EOF\necho hi\n", "q.sh": "#!/bin/sh\necho \"open\n", "b.hcl": "target \"a\" {\n  x = 1\n"},
 			code: 1, want: []string{"Dockerfile:2:1: error: Dockerfile: unterminated heredoc", "q.sh:2:6: error: q.sh: shell: reached EOF without closing quote", "b.hcl:1:12: error: b.hcl: Unclosed configuration block"}},

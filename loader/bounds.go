@@ -1,0 +1,74 @@
+package loader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"runtime"
+)
+
+// The bounds a file must keep to be read. A pull request writes the files,
+// so each parser is kept from recursing or allocating without limit: past
+// a bound the file (or the part that goes past it) is an error entry —
+// BG001 — naming the bound, and the run goes on. docs/robustness.md lists
+// them with the memory each allows.
+const (
+	// maxParseFrames bounds the Go call stack of the shell parser, which
+	// recurses once or more per nesting level ($(, ${, (, {, if, [[ …):
+	// about 4,000 frames is 800-1,000 levels and under 10 MB of stack.
+	maxParseFrames = 4000
+	// maxWalkDepth bounds our walks of a parsed tree (a pipeline of
+	// 100,000 commands is a tree that deep, though the parser loops).
+	maxWalkDepth = 1000
+	// maxHCLDepth bounds the nesting of brackets, templates and operator
+	// chains in a bake file (hclsyntax recurses per level, ~10 KB each).
+	maxHCLDepth = 500
+	// Per-kind size bounds, below --max-file-size: the parsers hold about
+	// 60 (mvdan/sh) and 150 (hclsyntax, whose tokens come first) bytes of
+	// memory per byte of input.
+	maxShellBytes = 4 << 20
+	maxHCLBytes   = 1 << 20
+	// Element caps per file: each element costs about 1-7 KB once
+	// converted for the policies.
+	maxShellWords        = 250000
+	maxRequirementsLines = 20000
+	maxReqElements       = 100000
+	maxDockerInstrs      = 20000
+	maxHCLElements       = 50000
+)
+
+// errTooDeep is the parser past maxParseFrames.
+var errTooDeep = errors.New("nested too deep")
+
+// depthGuard feeds a parser at most 1 KB per read and refuses to go on
+// once the parser's call stack is deeper than maxParseFrames: it measures
+// the recursion itself, so no quoting or heredoc trick can hide nesting
+// from it. Between two reads the parser can go at most 1 KB deeper.
+type depthGuard struct {
+	r        *bytes.Reader
+	consumed int // bytes handed out so far: where a "too deep" error is
+	tripped  bool
+}
+
+func (g *depthGuard) Read(p []byte) (int, error) {
+	var pcs [maxParseFrames + 1]uintptr
+	if runtime.Callers(0, pcs[:]) > maxParseFrames {
+		g.tripped = true
+		return 0, errTooDeep
+	}
+	if len(p) > 1024 {
+		p = p[:1024]
+	}
+	n, err := g.r.Read(p)
+	g.consumed += n
+	return n, err
+}
+
+// capError is an element cap or size bound passed.
+func capError(what string, n, limit int) string {
+	return fmt.Sprintf("the file has %d %s, over buildgate's limit of %d per file: not read (see docs/robustness.md)", n, what, limit)
+}
+
+func sizeBoundError(kind string, size, limit int) string {
+	return fmt.Sprintf("the file is %d bytes, over buildgate's limit of %d bytes for a %s file: not read (see docs/robustness.md)", size, limit, kind)
+}

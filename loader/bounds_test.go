@@ -1,0 +1,59 @@
+package loader
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each bound of bounds.go, passed by a file a pull request could write,
+// is one error entry naming it (BG001), and the loader returns.
+func TestBounds(t *testing.T) {
+	r := strings.Repeat
+	for _, tt := range []struct {
+		name string
+		kind Kind
+		src  string
+		want string // in an error message; "" for none
+	}{
+		{"shell: $( nested 100,000 deep", KindShell, "echo ok\necho " + r("$(", 100000) + r(")", 100000) + "\n", "nested deeper than buildgate reads"},
+		{"shell: ${a:- nested 100,000 deep", KindShell, "echo " + r("${a:-", 100000) + r("}", 100000) + "\n", "nested deeper than buildgate reads"},
+		{"shell: subshells 100,000 deep", KindShell, r("(", 100000) + "true" + r(")", 100000) + "\n", "nested deeper than buildgate reads"},
+		{"shell: quoted closers cannot hide nesting", KindShell, "echo \"" + r("$( echo \")\" ", 50000) + "\"\n", "nested deeper than buildgate reads"},
+		{"shell: nesting inside a heredoc", KindShell, "cat <<E\n" + r("$(", 50000) + r(")", 50000) + "\nE\n", "nested deeper than buildgate reads"},
+		{"shell: a pipeline of 100,000 commands", KindShell, "cat" + r(" | cat", 100000) + "\n", "nested deeper than 1000 levels"},
+		{"shell: 300,000 words", KindShell, r("a b c\n", 100001), "shell words, over buildgate's limit of 250000"},
+		{"shell: over 4 MB", KindShell, r("# padding line\n", 300000), "over buildgate's limit of 4194304 bytes for a shell file"},
+		{"shell: 50 levels is fine", KindShell, "echo " + r("$(", 50) + "x" + r(")", 50) + "\nif a; then " + r("( ", 50) + "x" + r(" )", 50) + "; fi\n", ""},
+		{"hcl: brackets 70,000 deep", KindHCL, "a = " + r("[", 70000) + r("]", 70000) + "\n", "nested deeper than buildgate reads (70000 levels"},
+		{"hcl: unary chain", KindHCL, "a = " + r("!", 70000) + "true\n", "nested deeper than buildgate reads"},
+		{"hcl: binary chain", KindHCL, "a = 1" + r(" + 1", 70000) + "\n", "nested deeper than buildgate reads"},
+		{"hcl: blocks", KindHCL, r("b {\n", 1000) + r("}\n", 1000), "nested deeper than buildgate reads"},
+		{"hcl: template directives", KindHCL, "a = \"" + r("%{ if x }", 1000) + r("%{ endif }", 1000) + "\"\n", "nested deeper than buildgate reads"},
+		{"hcl: over 1 MB", KindHCL, r("# padding line\n", 80000), "over buildgate's limit of 1048576 bytes for a bake (HCL) file"},
+		{"hcl: a long flat list is fine", KindHCL, "a = [" + r("\"x\", ", 20000) + "]\nb = x.y.z + 1 - 2\n", ""},
+		{"requirements: 1,000,000 lines", KindRequirements, r("a\n", 1000000), "requirement and option lines, over buildgate's limit of 20000"},
+		{"requirements: 120,000 specifier clauses", KindRequirements, "pkg" + r(",>=1", 120000)[1:] + "\n", "elements (names, specifiers, hashes, options), over buildgate's limit of 100000"},
+		{"requirements: 10,000 hashes is fine", KindRequirements, "pkg==1" + r(" --hash=sha256:"+r("a", 64), 10000) + "\n", ""},
+		{"dockerfile: 20,001 instructions", KindDockerfile, "FROM a\n" + r("RUN a\n", 20000), "instructions, over buildgate's limit of 20000"},
+		{"dockerfile: a RUN nested 20,000 deep", KindDockerfile, "FROM a\nRUN echo " + r("$( \\\n", 20000) + r(")", 20000) + "\n", "nested deeper than buildgate reads"},
+		{"dockerfile: a heredoc nested 20,000 deep", KindDockerfile, "FROM a\nRUN <<E\n" + r("(\n", 20000) + "true" + r(")", 20000) + "\nE\n", "nested deeper than buildgate reads"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := Parse(tt.kind, "f", []byte(tt.src))
+			var msgs []string
+			for _, e := range doc.DocErrors() {
+				msgs = append(msgs, e.Message)
+			}
+			all := strings.Join(msgs, "\n")
+			if tt.want == "" {
+				if len(msgs) > 0 {
+					t.Errorf("errors on a file within the bounds:\n%s", all)
+				}
+				return
+			}
+			if !strings.Contains(all, tt.want) {
+				t.Errorf("errors lack %q:\n%s", tt.want, all)
+			}
+		})
+	}
+}
