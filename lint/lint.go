@@ -33,7 +33,7 @@ type Options struct {
 	// small repository).
 	EngineReady func() (*engine.Engine, error)
 	MaxFileSize int64
-	// Timeout bounds the evaluation of the policies (0: none).
+	// Timeout bounds the whole run, loading and evaluation (0: none).
 	Timeout time.Duration
 	// Suppress says how buildgate:ignore comments and config ignores apply.
 	Suppress SuppressOptions

@@ -24,10 +24,13 @@ const (
 	// chains in a bake file (hclsyntax recurses per level, ~10 KB each).
 	maxHCLDepth = 500
 	// Per-kind size bounds, below --max-file-size: the parsers hold about
-	// 60 (mvdan/sh) and 150 (hclsyntax, whose tokens come first) bytes of
-	// memory per byte of input.
-	maxShellBytes = 4 << 20
-	maxHCLBytes   = 1 << 20
+	// 60 (mvdan/sh), 150 (buildkit's, heredocs included) and 300
+	// (hclsyntax, whose tokens come first) bytes of memory per byte of
+	// input. Real files are far smaller: the largest bake file, Dockerfile
+	// and script in vLLM are 30 KB, 25 KB and 40 KB.
+	maxShellBytes      = 4 << 20
+	maxHCLBytes        = 512 << 10
+	maxDockerfileBytes = 2 << 20
 	// Element caps per file: each element costs about 1-7 KB once
 	// converted for the policies.
 	maxShellWords        = 250000
@@ -70,5 +73,36 @@ func capError(what string, n, limit int) string {
 }
 
 func sizeBoundError(kind string, size, limit int) string {
-	return fmt.Sprintf("the file is %d bytes, over buildgate's limit of %d bytes for a %s file: not read (see docs/robustness.md)", size, limit, kind)
+	return fmt.Sprintf("the file is %d bytes, over buildgate's limit of %d bytes for a %s: not read (see docs/robustness.md)", size, limit, kind)
+}
+
+// instructionLines counts the lines that could start an instruction: the
+// first character after blanks is a letter and the line before does not
+// end in an escape character (\ or `: either may be the file's). Comments
+// and blank lines do not count; heredoc bodies may, which only
+// overestimates.
+func instructionLines(src []byte) int {
+	n := 0
+	continued := false
+	for i := 0; i < len(src); {
+		end := bytes.IndexByte(src[i:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += i
+		}
+		line := bytes.TrimRight(src[i:end], " \t\r")
+		j := 0
+		for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+			j++
+		}
+		if !continued && j < len(line) && (line[j]|0x20 >= 'a' && line[j]|0x20 <= 'z') {
+			n++
+		}
+		if j < len(line) && line[j] != '#' {
+			continued = len(line) > 0 && (line[len(line)-1] == '\\' || line[len(line)-1] == '`')
+		}
+		i = end + 1
+	}
+	return n
 }

@@ -135,6 +135,16 @@ func loadDockerfile(path string, src []byte) *DockerfileDocument {
 		Stages: []Stage{}, Warnings: []LintWarning{}, Errors: []Error{},
 	}
 	d := &dockerLoad{idx: newLineIndex(src), doc: doc}
+	if len(src) > maxDockerfileBytes {
+		doc.Errors = append(doc.Errors, Error{Message: sizeBoundError("Dockerfile", len(src), maxDockerfileBytes), Pos: d.idx.span(0, 0)})
+		return doc
+	}
+	// buildkit's parser holds about 1 KB per instruction: count them (an
+	// overestimate: every line that starts with a letter) before it runs.
+	if n := instructionLines(src); n > maxDockerInstrs {
+		doc.Errors = append(doc.Errors, Error{Message: capError("instruction lines", n, maxDockerInstrs), Pos: d.idx.span(0, 0)})
+		return doc
+	}
 	d.directives()
 	d.lint = linter.New(&linter.Config{Warn: d.warn})
 
@@ -542,83 +552,6 @@ func (d *dockerLoad) heredocs(in *Instruction, n *parser.Node, lastCmdLine int) 
 		in.Heredocs = append(in.Heredocs, Heredoc{Name: h.Name, Body: h.Content, Expand: h.Expand, Chomp: h.Chomp, Pos: pos})
 		line++
 	}
-}
-
-func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedText, rest, lastCmdLine int, n *parser.Node) {
-	// Mounts are only complete after Expand; keep ${VARS} as written.
-	if err := c.Expand(func(w string) (string, error) { return w, nil }); err == nil {
-		in.Mounts = []Mount{}
-		mountFlags := []Flag{}
-		for _, f := range in.Flags {
-			if f.Name == "mount" {
-				mountFlags = append(mountFlags, f)
-			}
-		}
-		for i, mt := range instructions.GetMounts(c) {
-			mo := Mount{Type: string(mt.Type), From: mt.From, Source: mt.Source, Target: mt.Target, Pos: in.Pos}
-			if i < len(mountFlags) {
-				mo.Pos = mountFlags[i].Pos
-			}
-			in.Mounts = append(in.Mounts, mo)
-		}
-	} else {
-		d.doc.Errors = append(d.doc.Errors, Error{Message: "RUN flags: " + err.Error(), Pos: in.Pos})
-	}
-	if in.ExecForm || !c.PrependShell {
-		return
-	}
-	// The shell sees the joined command line followed by the heredoc bodies
-	// exactly as they stand in the file.
-	sh := m.suffix(rest)
-	if len(n.Heredocs) > 0 {
-		nl := d.idx.lineEnd(lastCmdLine)
-		sh.text = append(sh.text, '\n')
-		sh.segs = append(sh.segs, segment{at: len(sh.text) - 1, src: nl})
-		s, e := d.idx.lineStart(lastCmdLine+1), d.idx.lineStart(n.EndLine+1)
-		if s < e {
-			sh.add(d.idx.src[s:e], s)
-		}
-	}
-	src := shellSource{text: sh.text, span: func(s, e int) Pos { return sh.spanOf(d.idx, s, e) }}
-	parses, errs, bound := parseShell(src)
-	script, _, walkErrs := extractScript(src, parses)
-	// Bounds passed are parts of the file buildgate did not read: document
-	// errors (BG001), unlike shell syntax errors, which Docker ignores too.
-	d.doc.Errors = append(append(d.doc.Errors, bound...), walkErrs...)
-	// RUN <<EOF runs the heredoc itself as the script: parse its body too.
-	if bytes.HasPrefix(bytes.TrimSpace(m.text[rest:]), []byte("<<")) {
-		for _, h := range script.Heredocs {
-			start, end := d.bodyRange(sh, h)
-			if start < 0 {
-				continue
-			}
-			body := shellSource{text: onlyRange(sh.text, start, end), span: src.span}
-			bp, be, bb := parseShell(body)
-			bs, _, bw := extractScript(body, bp)
-			d.doc.Errors = append(append(d.doc.Errors, bb...), bw...)
-			script.merge(bs)
-			errs = append(errs, be...)
-		}
-	}
-	in.Shell = &script
-	in.ShellErrors = errs
-	if in.ShellErrors == nil {
-		in.ShellErrors = []Error{}
-	}
-}
-
-// bodyRange finds a heredoc body's offsets in the shell text: the body
-// lines were copied there verbatim from the source.
-func (d *dockerLoad) bodyRange(sh *mappedText, h ShellHeredoc) (int, int) {
-	start, ok := sh.offsetOf(d.idx.lineStart(h.Pos.Line))
-	if !ok {
-		return -1, -1
-	}
-	end, ok := sh.offsetOf(d.idx.lineStart(h.Pos.EndLine + 1))
-	if !ok {
-		end = len(sh.text)
-	}
-	return start, end
 }
 
 // unquote removes one level of surrounding quotes, as the builder does when

@@ -104,7 +104,7 @@ func loadHCL(path string, src []byte) *HCLDocument {
 	}
 	h := &hclLoad{idx: newLineIndex(src), src: src}
 	if len(src) > maxHCLBytes {
-		doc.Errors = append(doc.Errors, Error{Message: sizeBoundError("bake (HCL)", len(src), maxHCLBytes), Pos: h.idx.span(0, 0)})
+		doc.Errors = append(doc.Errors, Error{Message: sizeBoundError("bake (HCL) file", len(src), maxHCLBytes), Pos: h.idx.span(0, 0)})
 		return doc
 	}
 	// hclsyntax recurses per nesting level with no limit of its own (70,000

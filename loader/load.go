@@ -306,7 +306,6 @@ func (l *Loader) includes(root *RequirementsDocument, chain []string) []Document
 	return out
 }
 
-
 func (l *Loader) read(rel string) ([]byte, error) {
 	b, err := safefile.In(l.root, rel, l.MaxFileSize)
 	var se *safefile.SizeError

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"fmt"
 	"github.com/buildgate/buildgate/pep440"
 	"path"
@@ -85,10 +86,18 @@ type reqLine struct {
 
 // joinLines mirrors pip's join_lines: a line ending in a backslash goes on
 // on the next line, unless it holds a comment.
-func joinLines(idx *lineIndex) []reqLine {
+//
+// It stops after limit logical lines that hold more than white space (the
+// caller reports the cap): a file of a million lines is not made into a
+// million entries first.
+func joinLines(idx *lineIndex, limit int) []reqLine {
 	var out []reqLine
 	var cur *reqLine
+	full := 0
 	for line := 1; line <= idx.lines(); line++ {
+		if full > limit {
+			return out
+		}
 		s, e := idx.lineStart(line), idx.lineEnd(line)
 		raw := idx.src[s:e]
 		isComment := commentStart(string(raw)) >= 0
@@ -103,6 +112,9 @@ func joinLines(idx *lineIndex) []reqLine {
 			}
 			cur.m.add(raw, s)
 			cur.last = line
+			if len(bytes.TrimSpace(cur.m.text)) > 0 && !isComment {
+				full++
+			}
 			out = append(out, *cur)
 			cur = nil
 			continue
@@ -157,7 +169,7 @@ func loadRequirements(p string, src []byte) *RequirementsDocument {
 		Requirements: []Requirement{}, Options: []Flag{}, Includes: []Include{}, Errors: []Error{},
 	}
 	r := &reqLoad{idx: newLineIndex(src), doc: doc, dir: path.Dir(p)}
-	for _, l := range joinLines(r.idx) {
+	for _, l := range joinLines(r.idx, maxRequirementsLines) {
 		r.line(l)
 		n := len(doc.Requirements) + len(doc.Options) + len(doc.Includes)
 		if n > maxRequirementsLines || r.spans > maxReqElements {
@@ -494,6 +506,13 @@ func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 		i++
 	}
 	req.Specifier = strings.TrimSpace(text[i:ve])
+	if n := strings.Count(text[i:ve], ",") + 1; n > maxReqElements {
+		// Counted before splitting: a 10 MB line of clauses would
+		// otherwise be millions of entries first.
+		fail(i, "%s", capError("version clauses in one requirement", n, maxReqElements))
+		req.Specifier = ""
+		return req
+	}
 	j := i
 	for _, clause := range strings.Split(text[i:ve], ",") {
 		cs := j + len(clause) - len(strings.TrimLeft(clause, " \t"))

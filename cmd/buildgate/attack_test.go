@@ -182,6 +182,8 @@ func TestAttacksOnTheGate(t *testing.T) {
 			stderr: []string{"would both be written to"}},
 		{name: "-o onto the baseline", files: map[string]string{"b.json": `{"findings": []}`},
 			args: []string{"--baseline", "b.json", "-o", "b.json", "--format", "json"}, code: 2, check: unchanged("b.json", `{"findings": []}`)},
+		{name: "--timeout bounds loading too", args: []string{"--timeout", "1ns"}, code: 2,
+			stderr: []string{"did not finish within --timeout 1ns"}},
 		{name: "refreshing a baseline in place stays allowed", files: map[string]string{"b.json": `{"findings": []}`},
 			args: []string{"--baseline", "b.json", "--write-baseline", "b.json"}, code: 0},
 	})
@@ -371,6 +373,8 @@ func TestAttacksOnTheLoaders(t *testing.T) {
 		{name: "10,000 --hash options", files: map[string]string{"requirements/x.txt": "pkg==1" + r(" --hash=sha256:"+r("a", 64), 10000) + "\n"}, code: 0,
 			stdout: []string{"2 files checked, 0 findings"}},
 		{name: "a Dockerfile of 200,000 RUN lines", files: map[string]string{"Dockerfile": "FROM a\n" + r("RUN echo a | grep b\n", 200000)}, code: 1,
-			stdout: []string{"Dockerfile:1:1: error: Dockerfile: the file has 200001 instructions, over buildgate's limit of 20000"}},
+			stdout: []string{"Dockerfile:1:1: error: Dockerfile: the file is 4000007 bytes, over buildgate's limit of 2097152 bytes for a Dockerfile"}},
+		{name: "a Dockerfile of 25,000 short instructions", files: map[string]string{"Dockerfile": "FROM a\n" + r("RUN a\n", 25000)}, code: 1,
+			stdout: []string{"Dockerfile:1:1: error: Dockerfile: the file has 25001 instruction lines, over buildgate's limit of 20000"}},
 	})
 }

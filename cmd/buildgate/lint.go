@@ -81,7 +81,7 @@ usage, configuration or policy error.`,
 	fl.StringVarP(&f.output, "output", "o", "", "write the report of the --format without =FILE to FILE instead of standard output")
 	fl.StringVar(&f.helpURIBase, "help-uri-base", "", "sarif: each rule's helpUri is this URL with {id} replaced by the rule id, or URL/<id>.md")
 	f.policy.register(fl)
-	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "time limit for evaluating the policies; past it the run stops with exit 2 naming the query")
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "time limit for the whole run (loading and evaluating); past it the run stops with exit 2")
 	fl.BoolVar(&f.noInline, "no-inline-ignores", false, "ignore buildgate:ignore comments (config ignores still apply)")
 	fl.BoolVar(&f.showSuppressed, "show-suppressed", false, "list suppressed findings too (text, JSON) with their reasons")
 	fl.StringVar(&f.newFromRev, "new-from-rev", "", "report only findings on lines added or changed since the git revision REV (repository-level findings always)")

@@ -4,6 +4,7 @@
 //
 //	go run ./scripts/bench                  # 100, 1,000 and 10,000 files
 //	go run ./scripts/bench -sizes 1000 -vllm # plus 1,300 vLLM docker/ files
+//	go run ./scripts/bench -hostile          # one hostile file at a time
 //
 // Repositories are generated under a temporary directory from the
 // project's fixtures (testdata/vllm-rocm, loader/testdata/examples) and,
@@ -34,6 +35,8 @@ func main() {
 	vllm := flag.Bool("vllm", false, "also measure 100 copies of ../shared/corpus/vllm/latest/docker (1,300 files)")
 	runs := flag.Int("runs", 3, "runs per measurement (the fastest is reported)")
 	parseOnly := flag.String("parse-only", "", "internal: discover and load this root, then exit")
+	hostileMode := flag.Bool("hostile", false, "measure one hostile file at a time (deep nesting, huge element counts, special text) against the 10 s / 500 MB budgets; exit 1 when one is over")
+	hostileSize := flag.Int("hostile-size", 10<<20, "size of each hostile file in bytes")
 	flag.Parse()
 	if *parseOnly != "" {
 		files, err := discover.Find(*parseOnly, []string{*parseOnly}, discover.Options{})
@@ -52,6 +55,13 @@ func main() {
 	run(repo, "go", "build", "-o", bin, "./cmd/buildgate")
 	run(repo, "go", "build", "-o", self, "./scripts/bench")
 
+	if *hostileMode {
+		if !hostile(work, bin, *hostileSize) {
+			_ = os.RemoveAll(work)
+			os.Exit(1)
+		}
+		return
+	}
 	pool := fixtures(repo)
 	fmt.Printf("buildgate benchmark: %d CPUs (GOMAXPROCS), best of %d runs\n\n", numCPU(), *runs)
 	table := func() {

@@ -1,0 +1,126 @@
+package loader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// parsedStmts is one recovered parse: the statements and the comments.
+type shellParse struct {
+	stmts    []*syntax.Stmt
+	comments []syntax.Comment
+}
+
+// parseShell parses src, recovering from errors by blanking everything up to
+// the failing line (offsets stay the same) and parsing the rest again, so that
+// one bad line does not hide the remainder of a script.
+//
+// Past a bound (maxParseFrames) it stops, and the bound is the third result:
+// not a syntax error of the script, but a part buildgate did not read.
+func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
+	var parses []shellParse
+	var errs []Error
+	text := src.text
+	for attempt := 0; ; attempt++ {
+		var p shellParse
+		parser := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
+		guard := &depthGuard{r: bytes.NewReader(text)}
+		f, err := parser.Parse(guard, "")
+		if guard.tripped {
+			// Nothing past the nesting is read: the statements before the
+			// one that went too deep are kept.
+			// The statement that went too deep starts after the last one
+			// complete before the last 1 KB read.
+			off := min(max(guard.consumed-1024, 0), len(text))
+			var kept []*syntax.Stmt
+			at := 0
+			if f != nil {
+				for _, s := range f.Stmts {
+					if s.End().IsValid() && int(s.End().Offset()) <= off {
+						kept = append(kept, s)
+						at = int(s.End().Offset())
+					}
+				}
+			}
+			for at < len(text) && isShellSpace(text[at]) {
+				at++
+			}
+			if len(kept) == 0 {
+				// The parser gave nothing back: the point of the last
+				// read, which the nesting reached, is as close as known.
+				at = min(guard.consumed, len(text))
+			}
+			off = at
+			p.stmts = kept
+			parses = append(parses, p)
+			return parses, errs, []Error{{Message: fmt.Sprintf("shell: nested deeper than buildgate reads (the parser's stack passed %d frames, some %d levels): the rest is not read", maxParseFrames, maxParseFrames/5), Pos: src.span(off, off)}}
+		}
+		if f != nil {
+			p.stmts, p.comments = f.Stmts, f.Last
+		}
+		if err != nil {
+			// Keep only statements that ended before the error: the one
+			// in progress is incomplete.
+			var perr syntax.ParseError
+			if errors.As(err, &perr) {
+				kept := p.stmts[:0]
+				for _, s := range p.stmts {
+					if s.End().IsValid() && s.End().Offset() <= perr.Pos.Offset() {
+						kept = append(kept, s)
+					}
+				}
+				p.stmts = kept
+			}
+			p.comments = nil
+		}
+		parses = append(parses, p)
+		if err == nil {
+			return parses, errs, nil
+		}
+		var perr syntax.ParseError
+		off := len(text)
+		msg := err.Error()
+		if errors.As(err, &perr) {
+			off = int(perr.Pos.Offset())
+			msg = perr.Text
+		}
+		if off > len(text) {
+			off = len(text)
+		}
+		errs = append(errs, Error{Message: "shell: " + msg, Pos: src.span(off, off)})
+		nl := bytes.IndexByte(text[off:], '\n')
+		if nl < 0 || attempt >= maxShellErrors {
+			if attempt >= maxShellErrors {
+				errs = append(errs, Error{Message: fmt.Sprintf("shell: more than %d errors, rest not parsed", maxShellErrors), Pos: src.span(off, off)})
+			}
+			return parses, errs, nil
+		}
+		text = blankBefore(text, off+nl+1)
+	}
+}
+
+// blankBefore returns a copy of text with every byte before end, except
+// newlines, replaced by a space: offsets and lines stay where they were.
+func blankBefore(text []byte, end int) []byte {
+	out := bytes.Clone(text)
+	for i := 0; i < end && i < len(out); i++ {
+		if out[i] != '\n' {
+			out[i] = ' '
+		}
+	}
+	return out
+}
+
+// onlyRange returns a copy of text blanked outside [start, end).
+func onlyRange(text []byte, start, end int) []byte {
+	out := bytes.Clone(text)
+	for i := range out {
+		if (i < start || i >= end) && out[i] != '\n' {
+			out[i] = ' '
+		}
+	}
+	return out
+}

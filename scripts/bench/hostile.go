@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Budgets of the hostile mode (issue: any single file of at most 10 MB).
+const (
+	hostileRSSMB   = 500
+	hostileSeconds = 10
+)
+
+// hostileCase is one file a pull request could write: its path in the
+// repository and a generator filling it up to about size bytes.
+type hostileCase struct {
+	name, rel string
+	gen       func(size int) string
+}
+
+// fill repeats unit to about size bytes, between head and tail.
+func fill(head, unit, tail string, size int) string {
+	n := max(1, (size-len(head)-len(tail))/len(unit))
+	return head + strings.Repeat(unit, n) + tail
+}
+
+func nested(open, mid, close string, size int) string {
+	n := max(1, (size-len(mid))/(len(open)+len(close)))
+	return strings.Repeat(open, n) + mid + strings.Repeat(close, n)
+}
+
+var hostileCases = []hostileCase{
+	{"requirements: one-letter lines", "requirements/big.txt", func(s int) string { return fill("", "a\n", "", s) }},
+	{"requirements: one line of specifier clauses", "requirements/spec.txt", func(s int) string { return fill("pkg>=1", ",>=1", "\n", s) }},
+	{"requirements: --hash options", "requirements/hash.txt", func(s int) string {
+		return fill("pkg==1", " --hash=sha256:"+strings.Repeat("a", 64), "\n", s)
+	}},
+	{"requirements: continuation lines", "requirements/cont.txt", func(s int) string { return fill("pkg", " \\\n", ">=1\n", s) }},
+	{"requirements: one 10 MB word", "requirements/word.txt", func(s int) string { return fill("", "a", "\n", s) }},
+	{"shell: $( nested", "ci/a.sh", func(s int) string { return "echo " + nested("$(", "", ")", s) + "\n" }},
+	{"shell: ${a:- nested", "ci/b.sh", func(s int) string { return "echo " + nested("${a:-", "", "}", s) + "\n" }},
+	{"shell: subshells nested, one per line", "ci/c.sh", func(s int) string { return nested("(\n", "true\n", ")\n", s) }},
+	{"shell: quoted closers around $(", "ci/d.sh", func(s int) string { return "echo \"" + fill("", "$( echo \")\" ", "\"\n", s) }},
+	{"shell: a pipeline", "ci/e.sh", func(s int) string { return fill("cat", " | cat", "\n", s) }},
+	{"shell: an && list", "ci/f.sh", func(s int) string { return fill("true", " && true", "\n", s) }},
+	{"shell: plain commands (over the 4 MB bound)", "ci/g.sh", func(s int) string { return fill("", "echo a b c | grep x && (cd y; ls)\n", "", s) }},
+	{"shell: plain commands, 4 MB", "ci/h.sh", func(s int) string { return fill("", "echo a b c | grep x && (cd y; ls)\n", "", min(s, 4<<20-64)) }},
+	{"shell: heredocs", "ci/i.sh", func(s int) string { return fill("", "cat <<E\n$(x)\nE\n", "", s) }},
+	{"shell: one 10 MB word", "ci/j.sh", func(s int) string { return fill("echo ", "a", "\n", s) }},
+	{"HCL: brackets (over the 512 KB bound)", "docker/a.hcl", func(s int) string { return "a = " + nested("[", "", "]", s) + "\n" }},
+	{"HCL: brackets, 512 KB", "docker/b.hcl", func(s int) string { return "a = " + nested("[", "", "]", 512<<10-16) + "\n" }},
+	{"HCL: a binary chain, 512 KB", "docker/c.hcl", func(s int) string { return fill("a = 1", " + 1", "\n", 512<<10-16) }},
+	{"HCL: attributes, 512 KB", "docker/d.hcl", func(s int) string { return fill("", "x = \"${a}-b\"\n", "", 512<<10-16) }},
+	{"HCL: targets, 512 KB", "docker/e.hcl", func(s int) string {
+		return fill("", "target \"t\" {\n  args = { A = \"1\" }\n  tags = [\"a\", \"b\"]\n}\n", "", 512<<10-16)
+	}},
+	{"Dockerfile: RUN lines (over the 2 MB bound)", "a/Dockerfile", func(s int) string { return fill("FROM a\n", "RUN echo a | grep b\n", "", s) }},
+	{"Dockerfile: RUN lines, 2 MB", "b/Dockerfile", func(s int) string { return fill("FROM a\n", "RUN echo a | grep b\n", "", 2<<20-16) }},
+	{"Dockerfile: 19,000 long RUN lines, 2 MB", "g/Dockerfile", func(s int) string {
+		return fill("FROM a\n", "RUN "+strings.Repeat("x ", (2<<20/19000-6)/2)+"\n", "", 2<<20-16)
+	}},
+	{"Dockerfile: a heredoc nested, 2 MB", "h/Dockerfile", func(s int) string {
+		return "FROM a\nRUN <<E\n" + nested("(\n", "true\n", ")\n", 2<<20-32) + "E\n"
+	}},
+	{"Dockerfile: a heredoc of plain commands, 2 MB", "i/Dockerfile", func(s int) string {
+		return "FROM a\nRUN <<E\n" + fill("", "echo a b c | grep x && (cd y; ls)\n", "", 2<<20-32) + "E\n"
+	}},
+	{"Dockerfile: one RUN of continuation lines", "c/Dockerfile", func(s int) string { return fill("FROM a\nRUN echo", " a \\\n", " b\n", s) }},
+	{"Dockerfile: heredocs", "d/Dockerfile", func(s int) string { return fill("FROM a\n", "RUN <<E\necho $(x)\nE\n", "", s) }},
+	{"Dockerfile: a heredoc nested", "e/Dockerfile", func(s int) string { return "FROM a\nRUN <<E\n" + nested("(\n", "true\n", ")\n", s) + "E\n" }},
+	{"Dockerfile: ARGs", "f/Dockerfile", func(s int) string { return fill("", "ARG A=1 B=2 C=3\n", "FROM a\n", s) }},
+	{"text: lone CRs", "ci/k.sh", func(s int) string { return fill("", "echo a\r", "", s) }},
+	{"text: invalid UTF-8 everywhere", "ci/l.sh", func(s int) string { return fill("", "echo \xff\xfe\n", "", s) }},
+}
+
+// hostile runs lint on a repository holding one hostile file at a time
+// and prints time and peak memory against the budgets; it returns false
+// when one is over.
+func hostile(work, bin string, size int) bool {
+	fmt.Printf("hostile inputs: one file of up to %.1f MB each, budgets %d s and %d MB (peak RSS of the whole run)\n\n", float64(size)/1e6, hostileSeconds, hostileRSSMB)
+	fmt.Println("| input | MB | wall | peak RSS | within budget |")
+	fmt.Println("|---|---:|---:|---:|---|")
+	ok := true
+	for i, c := range hostileCases {
+		root := filepath.Join(work, fmt.Sprintf("hostile-%02d", i))
+		p := filepath.Join(root, filepath.FromSlash(c.rel))
+		check(os.MkdirAll(filepath.Dir(p), 0o755))
+		body := c.gen(size)
+		if len(body) > size {
+			body = body[:size]
+		}
+		check(os.WriteFile(p, []byte(body), 0o644))
+		check(os.MkdirAll(filepath.Join(root, "requirements"), 0o755))
+		check(os.WriteFile(filepath.Join(root, "requirements", "rocm.txt"), []byte("mooncake-transfer-engine-rocm >= 0.3.13\n"), 0o644))
+		w, m := best(1, bin, "lint", "--root", root, "--format", "json", "--output", filepath.Join(work, "out.json"), "--fail-on", "never")
+		within := w.Seconds() <= hostileSeconds && m <= hostileRSSMB
+		ok = ok && within
+		mark := "yes"
+		if !within {
+			mark = "**no**"
+		}
+		fmt.Printf("| %s | %.1f | %.2f s | %.0f MB | %s |\n", c.name, float64(len(body))/1e6, w.Seconds(), m, mark)
+		check(os.RemoveAll(root))
+	}
+	return ok
+}
