@@ -189,6 +189,39 @@ func TestAttacksOnTheGate(t *testing.T) {
 	})
 }
 
+// Reports are written where the run says, never through a link the pull
+// request committed under that name.
+func TestAttacksOnReports(t *testing.T) {
+	victimDir := t.TempDir()
+	victim := filepath.Join(victimDir, "authorized_keys")
+	if err := os.WriteFile(victim, []byte("KEEP\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	intact := func(t *testing.T, dir string) {
+		if b, _ := os.ReadFile(victim); string(b) != "KEEP\n" {
+			t.Errorf("the file outside the root was overwritten: %q", b)
+		}
+		if entries, _ := os.ReadDir(victimDir); len(entries) != 1 {
+			t.Errorf("something was written outside the root: %v", entries)
+		}
+	}
+	runAttacks(t, []attack{
+		{name: "the SARIF file is a committed link out of the root", setup: symlink(victim, "buildgate.sarif"),
+			args: []string{"--format", "sarif=buildgate.sarif"}, code: 0, check: func(t *testing.T, dir string) {
+				intact(t, dir)
+				st, err := os.Lstat(filepath.Join(dir, "buildgate.sarif"))
+				if err != nil || !st.Mode().IsRegular() {
+					t.Errorf("buildgate.sarif: %v %v", st, err)
+				}
+			}},
+		{name: "the report's directory is a committed link out of the root", setup: symlink(victimDir, "out"),
+			args: []string{"--format", "sarif=out/buildgate.sarif"}, code: 2, stderr: []string{"writing the sarif report to out/buildgate.sarif"},
+			check: intact},
+		{name: "the baseline to write is a committed link out of the root", setup: symlink(victim, "baseline.json"),
+			args: []string{"--write-baseline", "baseline.json"}, code: 0, check: intact},
+	})
+}
+
 // Build files that are not regular files are findings, never a hang and
 // never a silent pass.
 func TestAttacksWithSpecialFiles(t *testing.T) {

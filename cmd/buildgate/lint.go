@@ -208,7 +208,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		all := *res
 		all.Findings = out.All
 		all.ShowSuppressed = false
-		if err := writeReport(output{format: "baseline", file: f.writeBaseline}, &all, stdout, ""); err != nil {
+		if err := writeReport(output{format: "baseline", file: f.writeBaseline}, &all, stdout, "", root); err != nil {
 			return err
 		}
 	}
@@ -225,7 +225,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 			fmt.Fprintf(stderr, "buildgate: %d findings, more than the %d results GitHub accepts in a SARIF run: the SARIF report holds the first %d\n",
 				len(res.Findings), report.MaxSARIFResults, report.MaxSARIFResults)
 		}
-		if err := writeReport(o, res, stdout, f.helpURIBase); err != nil {
+		if err := writeReport(o, res, stdout, f.helpURIBase, root); err != nil {
 			return err
 		}
 	}
@@ -273,7 +273,7 @@ func parseOutputs(f lintFlags) ([]output, error) {
 
 // writeReport renders one report into a buffer, then writes it: a failed
 // run leaves no half-written file.
-func writeReport(o output, res *report.Result, stdout io.Writer, helpBase string) error {
+func writeReport(o output, res *report.Result, stdout io.Writer, helpBase, root string) error {
 	var buf bytes.Buffer
 	opts := report.Options{HelpURIBase: helpBase}
 	if o.file == "" && o.format == "text" {
@@ -290,13 +290,8 @@ func writeReport(o output, res *report.Result, stdout io.Writer, helpBase string
 		_, err := stdout.Write(buf.Bytes())
 		return err
 	}
-	if dir := filepath.Dir(o.file); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return usageErr("writing the %s report: %v", o.format, errText(err))
-		}
-	}
-	if err := os.WriteFile(o.file, buf.Bytes(), 0o644); err != nil {
-		return usageErr("writing the %s report: %v", o.format, errText(err))
+	if err := safefile.WriteNamed(root, o.file, buf.Bytes()); err != nil {
+		return usageErr("writing the %s report to %s: %s", o.format, o.file, safefile.Describe(err))
 	}
 	return nil
 }

@@ -1,0 +1,57 @@
+package safefile
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+)
+
+// WriteNamed writes data to a user-named file (a report, a baseline). A
+// name inside rootDir is written through the root: a pull request that
+// commits buildgate.sarif as a link to ~/.bashrc, or out/ as a link to
+// /etc, gets neither written. The data goes to a new file beside the
+// target, renamed over it, so a link at the name is replaced, not
+// followed, and a failed write leaves the old file whole.
+func WriteNamed(rootDir, name string, data []byte) error {
+	if rel, ok := Inside(rootDir, name); ok {
+		r, err := os.OpenRoot(rootDir)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		if dir := path.Dir(rel); dir != "." {
+			if err := r.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
+				return classify(err)
+			}
+		}
+		return replace(func(n string, flag int) (*os.File, error) { return r.OpenFile(n, flag, 0o644) }, r.Rename, r.Remove, filepath.FromSlash(rel), data)
+	}
+	if dir := filepath.Dir(name); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return replace(func(n string, flag int) (*os.File, error) { return os.OpenFile(n, flag, 0o644) }, os.Rename, os.Remove, name, data)
+}
+
+func replace(open func(string, int) (*os.File, error), rename func(string, string) error, remove func(string) error, name string, data []byte) error {
+	tmp := fmt.Sprintf("%s.buildgate-%d.tmp", name, os.Getpid())
+	f, err := open(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
+	if err != nil {
+		return classify(err)
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = rename(tmp, name)
+	}
+	if werr != nil {
+		_ = remove(tmp)
+		return classify(werr)
+	}
+	return nil
+}
