@@ -128,7 +128,7 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 				// A FIFO, socket or device under a build file's name is
 				// kept: the loader refuses it without reading (a finding),
 				// so it cannot hang the run nor pass unseen.
-				if _, ok := loader.DetectName(relSlash); ok && !(opts.Excluded != nil && opts.Excluded(relSlash)) {
+				if _, ok := loader.DetectName(relSlash); ok && (opts.Excluded == nil || !opts.Excluded(relSlash)) {
 					add(File{Path: relSlash, Kind: ""})
 				}
 				return nil

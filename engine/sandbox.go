@@ -261,15 +261,14 @@ func checkSchema(v ast.Value) error {
 		if !strings.Contains(string(x), "$ref") && !strings.Contains(string(x), `\u`) {
 			return nil
 		}
-		if err := json.Unmarshal([]byte(x), &doc); err != nil {
-			return nil // not JSON: the builtin itself reports it
-		}
+		// Text that is not JSON holds no schema (doc stays nil): the
+		// builtin reports it.
+		_ = json.Unmarshal([]byte(x), &doc)
 	default:
-		j, err := ast.JSON(v)
-		if err != nil {
-			return nil
+		// A value that is not JSON holds no schema: the builtin reports it.
+		if j, err := ast.JSON(v); err == nil {
+			doc = j
 		}
-		doc = j
 	}
 	// An explicit stack: a schema nested deeper than Go's stack allows
 	// must not crash the check either.

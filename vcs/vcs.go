@@ -63,12 +63,12 @@ func Read(root string) (Provenance, bool) {
 	if err != nil {
 		return Provenance{}, false
 	}
-	defer gitDir.Close()
+	defer func() { _ = gitDir.Close() }()
 	commonDir, err := os.OpenRoot(common)
 	if err != nil {
 		return Provenance{}, false
 	}
-	defer commonDir.Close()
+	defer func() { _ = commonDir.Close() }()
 	head, err := safefile.In(gitDir, "HEAD", safefile.GitMetaLimit)
 	if err != nil {
 		return Provenance{}, false

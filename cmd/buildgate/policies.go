@@ -65,7 +65,7 @@ func (p *policyFlags) dirModules(dir string, tests bool) ([]engine.Module, error
 	if err != nil {
 		return nil, usageErr("--policy %s%s: %s", dir, p.source().Where(), safefile.Describe(err))
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	mods, err := engine.ModulesFromDir(fsys, dir, tests)
 	if err != nil {
 		return nil, usageErr("%s%s", errText(err), p.source().Where())

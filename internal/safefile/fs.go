@@ -20,7 +20,7 @@ func DirFS(rootDir, dir string, limit int64) (*Dir, error) {
 			return nil, err
 		}
 		r, err = top.OpenRoot(filepath.FromSlash(rel))
-		top.Close()
+		_ = top.Close()
 	} else {
 		r, err = os.OpenRoot(dir)
 	}

@@ -106,7 +106,7 @@ func OpenNamed(rootDir, name string) (*os.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer r.Close()
+		defer func() { _ = r.Close() }()
 		return OpenIn(r, rel)
 	}
 	f, err := os.OpenFile(name, os.O_RDONLY|nonBlock, 0)

@@ -19,7 +19,7 @@ func WriteNamed(rootDir, name string, data []byte) error {
 		if err != nil {
 			return err
 		}
-		defer r.Close()
+		defer func() { _ = r.Close() }()
 		if dir := path.Dir(rel); dir != "." {
 			if err := r.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
 				return classify(err)
