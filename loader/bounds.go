@@ -15,8 +15,10 @@ import (
 const (
 	// maxParseFrames bounds the Go call stack of the shell parser, which
 	// recurses once or more per nesting level ($(, ${, (, {, if, [[ …):
-	// about 4,000 frames is 800-1,000 levels and under 10 MB of stack.
-	maxParseFrames = 4000
+	// 16,000 frames is some 3,000-5,000 levels and at most ~16 MB of stack
+	// (or 16,000 consecutive comment lines: mvdan/sh's lexer recurses once
+	// per line of a comment block).
+	maxParseFrames = 16000
 	// maxWalkDepth bounds our walks of a parsed tree (a pipeline of
 	// 100,000 commands is a tree that deep, though the parser loops).
 	maxWalkDepth = 1000

@@ -23,6 +23,8 @@ func TestBounds(t *testing.T) {
 		{"shell: a pipeline of 100,000 commands", KindShell, "cat" + r(" | cat", 100000) + "\n", "nested deeper than 1000 levels"},
 		{"shell: 300,000 words", KindShell, r("a b c\n", 100001), "shell words, over buildgate's limit of 250000"},
 		{"shell: over 4 MB", KindShell, r("# padding line\n", 300000), "over buildgate's limit of 4194304 bytes for a shell script"},
+		{"shell: 5,000 consecutive comment lines are fine", KindShell, r("# a comment\n", 5000) + "echo hi\n", ""},
+		{"shell: 40,000 consecutive comment lines", KindShell, r("#\n", 40000) + "echo hi\n", "or 16000 consecutive comment lines"},
 		{"shell: 50 levels is fine", KindShell, "echo " + r("$(", 50) + "x" + r(")", 50) + "\nif a; then " + r("( ", 50) + "x" + r(" )", 50) + "; fi\n", ""},
 		{"hcl: brackets 70,000 deep", KindHCL, "a = " + r("[", 70000) + r("]", 70000) + "\n", "nested deeper than buildgate reads (70000 levels"},
 		{"hcl: unary chain", KindHCL, "a = " + r("!", 70000) + "true\n", "nested deeper than buildgate reads"},

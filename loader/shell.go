@@ -129,6 +129,7 @@ type shellSource struct {
 // shellExtractor walks parsed statements and collects a Script.
 type shellExtractor struct {
 	src      shellSource
+	str      string // src.text, once
 	script   Script
 	comments []Word
 	funcs    []string // enclosing function names, innermost last
@@ -140,7 +141,9 @@ type shellExtractor struct {
 }
 
 func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Error) {
-	x := &shellExtractor{src: src, script: newScript(), comments: []Word{}}
+	// Texts are substrings of one copy of the source: a word nested 3,000
+	// levels deep must not copy what it encloses 3,000 times.
+	x := &shellExtractor{src: src, str: string(src.text), script: newScript(), comments: []Word{}}
 	for _, p := range parses {
 		for _, s := range p.stmts {
 			syntax.Walk(s, x.visit)
@@ -163,7 +166,7 @@ func (x *shellExtractor) nodeText(n syntax.Node) string {
 	if s < 0 || e > len(x.src.text) || s > e {
 		return ""
 	}
-	return string(x.src.text[s:e])
+	return x.str[s:e]
 }
 
 func (x *shellExtractor) function() string {
@@ -287,7 +290,7 @@ func (x *shellExtractor) visit(n syntax.Node) bool {
 		for end < len(x.src.text) && x.src.text[end] != '\n' {
 			end++
 		}
-		text := strings.TrimRight(string(x.src.text[start:end]), "\r")
+		text := strings.TrimRight(x.str[start:end], "\r")
 		x.comments = append(x.comments, Word{
 			Text: text, Value: strp(strings.TrimSpace(strings.TrimPrefix(text, "#"))),
 			Pos: x.src.span(start, start+len(text)),
@@ -337,7 +340,7 @@ func (x *shellExtractor) fields(w *syntax.Word) []Word {
 	static := true
 	flush := func() {
 		if start >= 0 {
-			f := Word{Text: string(x.src.text[start:end]), Pos: x.src.span(start, end)}
+			f := Word{Text: x.str[start:end], Pos: x.src.span(start, end)}
 			if static {
 				f.Value = strp(val.String())
 			}

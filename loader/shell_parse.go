@@ -56,7 +56,7 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 			off = at
 			p.stmts = kept
 			parses = append(parses, p)
-			return parses, errs, []Error{{Message: fmt.Sprintf("shell: nested deeper than buildgate reads (the parser's stack passed %d frames, some %d levels): the rest is not read", maxParseFrames, maxParseFrames/5), Pos: src.span(off, off)}}
+			return parses, errs, []Error{{Message: fmt.Sprintf("shell: nested deeper than buildgate reads (the parser's stack passed %d frames: some %d levels of nesting, or %d consecutive comment lines): the rest is not read", maxParseFrames, maxParseFrames/5, maxParseFrames), Pos: src.span(off, off)}}
 		}
 		if f != nil {
 			p.stmts, p.comments = f.Stmts, f.Last
