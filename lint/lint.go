@@ -99,6 +99,19 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		}
 		return nil, err
 	}
+	contextDocs, err := loadContext(ctx, o, docs)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("loading the files did not finish within --timeout %s", o.Timeout)
+		}
+		return nil, err
+	}
+	checked := docs
+	isContext := map[string]bool{}
+	for _, d := range contextDocs {
+		isContext[d.DocPath()] = true
+	}
+	docs = append(docs[:len(docs):len(docs)], contextDocs...)
 	if o.Progress != nil {
 		o.Progress("evaluating", len(docs), len(docs))
 	}
@@ -120,8 +133,8 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		}
 		return nil, fmt.Errorf("evaluating policies: %w", err)
 	}
-	paths := make([]string, len(docs))
-	for i, d := range docs {
+	paths := make([]string, len(checked))
+	for i, d := range checked {
 		paths[i] = d.DocPath()
 	}
 	out := &Outcome{Paths: paths, Unreadable: unreadable}
@@ -139,11 +152,29 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		f.Suppression = &engine.Suppression{Kind: s.Kind, Justification: s.Justification}
 		out.Suppressed = append(out.Suppressed, f)
 	}
-	out.All = kept
 	repoLevel := map[string]bool{}
 	for _, r := range o.Engine.Rules() {
 		repoLevel[r.ID] = r.RepositoryLevel
 	}
+	if len(isContext) > 0 {
+		// Files loaded only as context (see loadContext) report nothing
+		// of their own.
+		own := kept[:0]
+		for _, f := range kept {
+			if !isContext[f.Path] || repoLevel[f.Rule] {
+				own = append(own, f)
+			}
+		}
+		kept = own
+		sup := out.Suppressed[:0]
+		for _, f := range out.Suppressed {
+			if !isContext[f.Path] || repoLevel[f.Rule] {
+				sup = append(sup, f)
+			}
+		}
+		out.Suppressed = sup
+	}
+	out.All = kept
 	for _, f := range kept {
 		switch {
 		case o.Changed != nil && f.Path != "" && !repoLevel[f.Rule] && !o.Changed.Touches(f.Path, f.Pos.Line, f.Pos.EndLine):

@@ -9,15 +9,24 @@ import (
 // recurse on src: one level per bracket, quote, heredoc and template
 // sequence, one per template directive (%{if}, %{for}) until its end, and
 // one per operator in an expression (unary and conditional operators
-// recurse; binary chains build a tree that deep). Operators count until
-// the next comma or newline at their level. Using the parser's own lexer,
-// the bound cannot be dodged by quoting; it can only overestimate. It
-// returns the deepest bound and the token where it was reached.
+// recurse; binary chains build a tree that deep) and per bracketed group
+// that closes (a traversal chain a[0][0]…, a splat [*] recurses once per
+// step). Operators count until the next comma at their level, or the next
+// newline where newlines end an expression (the top level and braces:
+// inside ( and [ the parser skips them). Using the parser's own lexer, the
+// bound cannot be dodged by quoting; it can only overestimate. It returns
+// the deepest bound and the token where it was reached.
 func hclDepth(src []byte) (int, hcl.Range) {
 	tokens, _ := hclsyntax.LexConfig(src, "", hcl.InitialPos)
-	type level struct{ ops int }
-	var stack []level
-	total, deepest := 0, 0
+	type level struct {
+		ops    int
+		brace  bool // a {…} body or object, or the top level: newlines end expressions there
+		closes bool // a bracket whose closing adds a step to the level around it
+	}
+	// The top level is a level of its own (never closed): expressions of
+	// attributes outside any block count there.
+	stack := []level{{brace: true}}
+	total, deepest := 1, 0
 	var at hcl.Range
 	directives := 0
 	afterControl := false
@@ -30,30 +39,34 @@ func hclDepth(src []byte) (int, hcl.Range) {
 		switch t.Type {
 		case hclsyntax.TokenOBrace, hclsyntax.TokenOBrack, hclsyntax.TokenOParen, hclsyntax.TokenOQuote,
 			hclsyntax.TokenOHeredoc, hclsyntax.TokenTemplateInterp, hclsyntax.TokenTemplateControl:
-			stack = append(stack, level{})
+			stack = append(stack, level{
+				brace:  t.Type == hclsyntax.TokenOBrace,
+				closes: t.Type == hclsyntax.TokenOBrack || t.Type == hclsyntax.TokenOParen || t.Type == hclsyntax.TokenOBrace,
+			})
 			total++
 			reach(t)
 		case hclsyntax.TokenCBrace, hclsyntax.TokenCBrack, hclsyntax.TokenCParen, hclsyntax.TokenCQuote,
 			hclsyntax.TokenCHeredoc, hclsyntax.TokenTemplateSeqEnd:
-			if len(stack) > 0 {
-				total -= 1 + stack[len(stack)-1].ops
+			if len(stack) > 1 {
+				top := stack[len(stack)-1]
+				total -= 1 + top.ops
 				stack = stack[:len(stack)-1]
+				if top.closes && len(stack) > 0 {
+					stack[len(stack)-1].ops++
+					total++
+					reach(t)
+				}
 			}
 		case hclsyntax.TokenPlus, hclsyntax.TokenMinus, hclsyntax.TokenStar, hclsyntax.TokenSlash, hclsyntax.TokenPercent,
 			hclsyntax.TokenEqualOp, hclsyntax.TokenNotEqual, hclsyntax.TokenLessThan, hclsyntax.TokenLessThanEq,
 			hclsyntax.TokenGreaterThan, hclsyntax.TokenGreaterThanEq, hclsyntax.TokenAnd, hclsyntax.TokenOr,
 			hclsyntax.TokenBang, hclsyntax.TokenQuestion, hclsyntax.TokenColon, hclsyntax.TokenFatArrow,
 			hclsyntax.TokenEllipsis, hclsyntax.TokenDot:
-			if len(stack) > 0 {
-				stack[len(stack)-1].ops++
-			} else {
-				stack = append(stack, level{ops: 1})
-				total++ // an expression at the top: its own level
-			}
+			stack[len(stack)-1].ops++
 			total++
 			reach(t)
 		case hclsyntax.TokenComma, hclsyntax.TokenNewline:
-			if len(stack) > 0 {
+			if t.Type == hclsyntax.TokenComma || stack[len(stack)-1].brace {
 				total -= stack[len(stack)-1].ops
 				stack[len(stack)-1].ops = 0
 			}

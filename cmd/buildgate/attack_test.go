@@ -391,7 +391,7 @@ func TestAttacksOnTheLoaders(t *testing.T) {
 	}
 	runAttacks(t, []attack{
 		{name: "HCL nested 70,000 levels", files: map[string]string{"docker/deep.hcl": "a = " + r("[", 70000) + r("]", 70000) + "\n"}, code: 1,
-			stdout: []string{"docker/deep.hcl:1:70004: error: docker/deep.hcl: nested deeper than buildgate reads (70000 levels", "2 files checked"}},
+			stdout: []string{"docker/deep.hcl:1:70004: error: docker/deep.hcl: nested deeper than buildgate reads (70001 levels", "2 files checked"}},
 		{name: "a requirements file of 1,000,000 one-letter lines", files: map[string]string{"requirements/big.txt": r("a\n", 1000000)}, code: 1,
 			stdout: []string{"requirements/big.txt:20001:1: error: requirements/big.txt: the file has 20001 requirement and option lines, over buildgate's limit of 20000"}},
 		{name: "a shell script with $( nested 100,000 deep", files: map[string]string{"ci.sh": "echo " + r("$(", 100000) + r(")", 100000) + "\n"}, code: 1,

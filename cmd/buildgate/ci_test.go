@@ -187,9 +187,10 @@ func TestPreCommitChangedFiles(t *testing.T) {
 		{"unrelated script change: no false BG201", write("ci/build.sh", "#!/bin/bash\necho building\n"), 0, "2 files checked, 0 findings"},
 		{"only README: only the pin is checked", write("README.md", "changed\n"), 0, "1 file checked, 0 findings"},
 		{"the pin dropped", write("requirements/rocm.txt", "numpy\n"), 1, "requirements/rocm.txt:1:1: error: requirements/rocm.txt does not require"},
-		{"a Dockerfile change while the pin is gone: still reported", write("docker/Dockerfile", "FROM base\n"), 1, "[BG201 wheel-pin-missing]"},
+		{"a Dockerfile change while the pin is gone: still reported", write("docker/Dockerfile", "FROM base\nRUN pip install -r requirements/rocm.txt && echo x\n"), 1, "[BG201 wheel-pin-missing]"},
 		{"the pin back, too low", write("requirements/rocm.txt", "mooncake-transfer-engine-rocm>0.3.12\n"), 1, "[BG202 wheel-pin-too-low]"},
-		{"the file deleted", func() { os.Remove(dir + "/requirements/rocm.txt") }, 1, "requirements/rocm.txt does not exist"},
+		{"the file deleted while the Dockerfile installs it (not among the files passed)", func() { os.Remove(dir + "/requirements/rocm.txt") }, 1, "requirements/rocm.txt does not exist"},
+		{"the Dockerfile stops installing it: nothing to guard", write("docker/Dockerfile", "FROM base\n"), 0, "1 file checked, 0 findings"},
 		{"a source build added in a script", write("ci/build.sh", "#!/bin/bash\ngit clone https://github.com/kvcache-ai/Mooncake.git\n"), 1, "ci/build.sh:2:1: error:"},
 	}
 	for _, s := range steps {

@@ -79,7 +79,7 @@ func TestHostileInputs(t *testing.T) {
 		{name: "a 100,000-line continuation", files: map[string]string{"Dockerfile": long(100000)},
 			code: 0, want: []string{"2 files checked, 0 findings"}},
 		{name: "HCL nested 20,000 levels", files: map[string]string{"deep.hcl": "x = " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n"},
-			code: 1, want: []string{"deep.hcl:1:20004: error: deep.hcl: nested deeper than buildgate reads (20000 levels"}},
+			code: 1, want: []string{"deep.hcl:1:20004: error: deep.hcl: nested deeper than buildgate reads (20001 levels"}},
 		{name: "HCL value nested 300 levels", files: map[string]string{"deep.hcl": "x = " + strings.Repeat("[", 300) + strings.Repeat("]", 300) + "\n"},
 			code: 1, want: []string{"deep.hcl:1:1: error: deep.hcl: the value of x is nested 300 levels deep"}},
 		{name: "unterminated heredoc, quote and block", files: map[string]string{

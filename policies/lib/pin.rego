@@ -69,3 +69,40 @@ after_name(r) := {"line": p.end_line, "column": p.end_column + 1, "end_line": p.
 	count(r.extras) > 0
 	p := r.extras[count(r.extras) - 1].pos
 }
+
+# named_by_build_file reports whether a build file other than the
+# requirements file f names it: an instruction of a Dockerfile (COPY,
+# RUN pip install -r …), a word of a script, an attribute of a bake file,
+# or an include of another requirements file. The source is searched first
+# (one native scan), the document only where the path occurs.
+named_by_build_file(f) if {
+	some d in input.documents
+	d.path != f
+	buildgate.source_contains(d.path, [f])
+	names_file(d, f)
+}
+
+names_file(d, f) if {
+	d.kind == "dockerfile"
+	some ins in lib.instructions(d)
+	contains(ins.original, f)
+}
+
+names_file(d, f) if {
+	d.kind == "shell"
+	some c in d.commands
+	some w in c.words
+	contains(w.text, f)
+}
+
+names_file(d, f) if {
+	d.kind == "hcl"
+	some x in lib.hcl_attributes(d)
+	contains(x.attr.text, f)
+}
+
+names_file(d, f) if {
+	d.kind == "requirements"
+	some i in d.includes
+	i.path == f
+}

@@ -4,7 +4,12 @@
 #   A requirements file the configuration names (for the default Mooncake
 #   migration, `requirements/rocm.txt`) does not require the package, or
 #   does not exist. Requirements it pulls in with `-r` count; constraints
-#   files (`-c`) do not, since they install nothing.
+#   files (`-c`) do not, since they install nothing. A missing file is
+#   reported only where the repository shows the migration concerns it:
+#   a build file names that requirements file (a Dockerfile copies or
+#   installs it, a script or bake file passes it, another requirements file
+#   includes it), or the run finds a source build (BG101-BG104). Elsewhere
+#   the migration has nothing to guard.
 # custom:
 #   id: BG201
 #   name: wheel-pin-missing
@@ -31,11 +36,12 @@ deny contains object.union(lib.file_finding(f, msg), {"fix": fix}) if {
 	}
 }
 
-# The file does not exist.
+# The file does not exist, in a repository it concerns.
 deny contains object.union(lib.file_finding(f, msg), {"fix": fix}) if {
 	some m in lib.migrations
 	some f in m.requirements
 	not pin.by_path[f]
+	concerned(f)
 	msg := sprintf("%s does not exist; create it with the line `%s` so the image installs the published wheel", [f, pin.wanted(m)])
 	fix := {
 		"description": sprintf("create %s with `%s`", [f, pin.wanted(m)]),
@@ -43,3 +49,19 @@ deny contains object.union(lib.file_finding(f, msg), {"fix": fix}) if {
 		"pos": lib.start_of_file,
 	}
 }
+
+concerned(f) if pin.named_by_build_file(f)
+
+concerned(_) if source_build_found
+
+# source_build_found: any source-build finding, whichever migration (a
+# repository with a source build the configuration guards is one it
+# concerns). Rules turned off by configuration still count: the evidence
+# is there.
+source_build_found if count(data.buildgate.rules.source_build_stage.deny) > 0
+
+source_build_found if count(data.buildgate.rules.source_build_step.deny) > 0
+
+source_build_found if count(data.buildgate.rules.source_build_arg.deny) > 0
+
+source_build_found if count(data.buildgate.rules.source_build_cache.deny) > 0

@@ -21,11 +21,46 @@ test_missing_pin if {
 	f.fix.replacement == "mooncake-transfer-engine-rocm >= 0.3.13\n"
 }
 
-test_missing_file if {
-	got := deny([req("requirements/cuda.txt", ["mooncake-transfer-engine-rocm>=0.3.13"])])
+docker(path, lines) := ["dockerfile", path, lines]
+
+# A missing file in a repository the migration does not concern (moby,
+# buildx, terraform …: nothing names it, no source build) is no finding.
+test_missing_file_unconcerned if {
+	count(deny([req("requirements/cuda.txt", ["numpy"]), docker("Dockerfile", ["FROM a", "RUN pip install -r requirements/cuda.txt"])])) == 0
+}
+
+# vLLM's Dockerfile.rocm copies and installs requirements/rocm.txt: with
+# the file deleted, the pin is missing.
+test_missing_file_named_by_a_dockerfile if {
+	got := deny([
+		req("requirements/cuda.txt", ["mooncake-transfer-engine-rocm>=0.3.13"]),
+		docker("docker/Dockerfile.rocm", [
+			"FROM base",
+			"COPY ${COMMON_WORKDIR}/vllm/requirements/rocm.txt requirements/",
+			"RUN uv pip install --system -r requirements/rocm.txt",
+		]),
+	])
 	some f in got
 	f.path == "requirements/rocm.txt"
 	contains(f.msg, "does not exist")
+}
+
+test_missing_file_named_by_a_script if {
+	count(deny([["shell", "ci/install.sh", ["pip install -r requirements/rocm.txt"]]])) == 1
+}
+
+test_missing_file_named_by_a_bake_file if {
+	count(deny([["hcl", "docker/ci.hcl", ["target \"a\" {", "  args = { REQS = \"requirements/rocm.txt\" }", "}"]]])) == 1
+}
+
+test_missing_file_included_by_another if {
+	count(deny([req("requirements/all.txt", ["-r rocm.txt"])])) == 1
+}
+
+# A source build of the package makes the migration relevant even when no
+# file names the requirements file.
+test_missing_file_with_a_source_build if {
+	count(deny([docker("Dockerfile", ["FROM base AS mooncake_build", "RUN make"])])) == 1
 }
 
 test_commented_pin_is_missing if {

@@ -1,0 +1,61 @@
+package lint
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/buildgate/buildgate/discover"
+	"github.com/buildgate/buildgate/loader"
+)
+
+// loadContext handles a run that checks only some paths (a pre-commit
+// hook, `buildgate lint some.sh`) while a requirements file the
+// configuration names is missing: whether the migration concerns the
+// repository at all — whether BG201 should say the file is missing —
+// depends on files the run was not asked to check (a Dockerfile that
+// installs it, a source build). Those are loaded as context: the policies
+// see them, their own findings are not reported. It returns the context
+// documents (none when the run covers the root or nothing is missing).
+func loadContext(ctx context.Context, o Options, loaded []loader.Document) ([]loader.Document, error) {
+	if o.Suppress.Whole {
+		return nil, nil
+	}
+	missing := false
+	for _, r := range o.Config.RequiredFiles() {
+		if _, err := os.Lstat(filepath.Join(o.Root, filepath.FromSlash(r))); errors.Is(err, fs.ErrNotExist) {
+			missing = true
+		}
+	}
+	if !missing {
+		return nil, nil
+	}
+	all, err := discover.Find(o.Root, []string{o.Root}, discover.Options{Excluded: o.Config.Excluded})
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, d := range loaded {
+		have[d.DocPath()] = true
+	}
+	var rest []discover.File
+	for _, f := range all {
+		if !have[f.Path] {
+			rest = append(rest, f)
+		}
+	}
+	docs, _, err := loadFiles(ctx, o.Root, rest, nil, o.MaxFileSize, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := docs[:0]
+	for _, d := range docs {
+		if !have[d.DocPath()] {
+			have[d.DocPath()] = true
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
