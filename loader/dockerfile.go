@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/moby/buildkit/frontend/dockerfile/instructions"
@@ -116,7 +115,6 @@ type LintWarning struct {
 	Pos     Pos    `json:"pos"`
 }
 
-var directiveRe = regexp.MustCompile(`^#[ \t]*([a-zA-Z][a-zA-Z0-9]*)[ \t]*=[ \t]*(.+?)[ \t]*$`)
 
 // maxDockerfileErrors bounds recovery: each error blanks lines and re-parses.
 const maxDockerfileErrors = 50
@@ -223,24 +221,25 @@ func blankLines(text []byte, idx *lineIndex, first, last int) []byte {
 
 func (d *dockerLoad) directives() {
 	d.escape = '\\'
+	// buildkit's own directive parser: what counts as a directive (any
+	// white space around "#", the name and "=") must be exactly what the
+	// builder reads, or a "#\fescape=`" line changes the escape character
+	// for Docker and not for buildgate, and hides a RUN's continuation.
+	var dp parser.DirectiveParser
 	for line := 1; line <= d.idx.lines(); line++ {
 		text := d.idx.lineText(line)
 		if line == 1 {
 			text = strings.TrimPrefix(text, "\uFEFF")
 		}
-		m := directiveRe.FindStringSubmatch(text)
-		if m == nil {
+		dir, err := dp.ParseLine([]byte(text))
+		if err != nil || dir == nil {
 			break
 		}
-		name := strings.ToLower(m[1])
-		if name != "syntax" && name != "escape" && name != "check" {
-			break
-		}
-		if name == "escape" && (m[2] == "`" || m[2] == `\`) {
-			d.escape = m[2][0]
+		if dir.Name == "escape" && (dir.Value == "`" || dir.Value == `\`) {
+			d.escape = dir.Value[0]
 		}
 		s := d.idx.lineStart(line)
-		d.doc.Directives = append(d.doc.Directives, Directive{Name: name, Value: m[2], Pos: d.idx.span(s, d.idx.lineEnd(line))})
+		d.doc.Directives = append(d.doc.Directives, Directive{Name: dir.Name, Value: dir.Value, Pos: d.idx.span(s, d.idx.lineEnd(line))})
 	}
 }
 

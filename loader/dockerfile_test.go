@@ -203,3 +203,21 @@ func TestDockerfileLintWarningsKept(t *testing.T) {
 		}
 	}
 }
+
+// Directives are read as buildkit reads them: any white space around "#",
+// the name and "=" (a form feed too), so that the escape character, and
+// with it where a RUN continues, is the builder's.
+func TestDirectivesAsBuildkitReadsThem(t *testing.T) {
+	for _, head := range []string{"# escape=`", "#escape=`", "#\fescape=`", "# escape\f=`", "#\tescape =\t`", "# ESCAPE=`"} {
+		src := head + "\nFROM a\nRUN echo hi `\n    && pip install ./x\n"
+		d := loadDockerfile("Dockerfile", []byte(src))
+		if len(d.Directives) != 1 || d.Directives[0].Name != "escape" || d.Directives[0].Value != "`" {
+			t.Errorf("%q: directives %+v", head, d.Directives)
+			continue
+		}
+		run := d.Stages[0].Instructions[1]
+		if run.Shell == nil || len(run.Shell.Commands) != 2 {
+			t.Errorf("%q: the RUN's continuation was not followed: %+v", head, run.Shell)
+		}
+	}
+}

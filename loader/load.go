@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"unicode"
@@ -195,6 +196,7 @@ func addError(doc Document, e Error) {
 // through an os.Root, so neither ".." nor a symbolic link can leave it.
 type Loader struct {
 	root        *os.Root
+	realDir     string // the root directory with links resolved
 	MaxFileSize int64
 	seen        map[string]bool
 }
@@ -205,7 +207,11 @@ func NewLoader(root string) (*Loader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Loader{root: r, MaxFileSize: DefaultMaxFileSize, seen: map[string]bool{}}, nil
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		real = root
+	}
+	return &Loader{root: r, realDir: real, MaxFileSize: DefaultMaxFileSize, seen: map[string]bool{}}, nil
 }
 
 // Close releases the root.
@@ -307,6 +313,9 @@ func (l *Loader) includes(root *RequirementsDocument, chain []string) []Document
 }
 
 func (l *Loader) read(rel string) ([]byte, error) {
+	if l.inGitDir(rel) {
+		return nil, ErrGitDir
+	}
 	b, err := safefile.In(l.root, rel, l.MaxFileSize)
 	var se *safefile.SizeError
 	if errors.As(err, &se) {
@@ -316,3 +325,31 @@ func (l *Loader) read(rel string) ([]byte, error) {
 }
 
 func describe(err error) string { return safefile.Describe(err) }
+
+// ErrGitDir is a build file, include or link that leads into .git: git's
+// own files hold credentials (actions/checkout keeps the token in
+// .git/config), and a parse error would quote them into the report.
+var ErrGitDir = errors.New("it is inside .git, git's own files (which may hold credentials): not read")
+
+// inGitDir reports whether rel, or where its links lead, is inside a
+// directory named .git.
+func (l *Loader) inGitDir(rel string) bool {
+	if hasGitPart(rel) {
+		return true
+	}
+	full, err := filepath.EvalSymlinks(filepath.Join(l.realDir, filepath.FromSlash(rel)))
+	if err != nil {
+		return false // the read itself reports what is wrong
+	}
+	r, err := filepath.Rel(l.realDir, full)
+	return err == nil && hasGitPart(filepath.ToSlash(r))
+}
+
+func hasGitPart(rel string) bool {
+	for _, p := range strings.Split(rel, "/") {
+		if strings.EqualFold(p, ".git") {
+			return true
+		}
+	}
+	return false
+}
