@@ -44,6 +44,9 @@ func (s *Set) Touches(path string, from, to int) bool {
 	return false
 }
 
+// HasFile reports whether a file has any added or changed line.
+func (s *Set) HasFile(path string) bool { return s.files[path] != nil }
+
 // Files is the number of files with changes.
 func (s *Set) Files() int { return len(s.files) }
 

@@ -152,9 +152,10 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		f.Suppression = &engine.Suppression{Kind: s.Kind, Justification: s.Justification}
 		out.Suppressed = append(out.Suppressed, f)
 	}
-	repoLevel := map[string]bool{}
+	repoLevel, locked := map[string]bool{}, map[string]bool{}
 	for _, r := range o.Engine.Rules() {
 		repoLevel[r.ID] = r.RepositoryLevel
+		locked[r.ID] = r.Locked
 	}
 	if len(isContext) > 0 {
 		// Files loaded only as context (see loadContext) report nothing
@@ -177,7 +178,11 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	out.All = kept
 	for _, f := range kept {
 		switch {
-		case o.Changed != nil && f.Path != "" && !repoLevel[f.Rule] && !o.Changed.Touches(f.Path, f.Pos.Line, f.Pos.EndLine):
+		case o.Changed != nil && f.Path != "" && !repoLevel[f.Rule] && !o.Changed.Touches(f.Path, f.Pos.Line, f.Pos.EndLine) &&
+			(!locked[f.Rule] || !o.Changed.HasFile(f.Path)):
+			// A file the change touches that cannot be read (BG001) is
+			// reported wherever the error sits: a bound passed by lines
+			// added at the end is reported at line 1.
 			out.NotNew++
 		case o.Baseline != nil && o.Baseline.Has(f):
 			out.Baselined++

@@ -273,7 +273,16 @@ func TestAttacksThroughGit(t *testing.T) {
 		}
 	}
 	ran := filepath.Join(t.TempDir(), "ran")
+	commitThen := func(change func(t *testing.T, dir string)) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) { repo(t, dir); change(t, dir) }
+	}
 	runAttacks(t, []attack{
+		{name: "--new-from-rev: a committed Dockerfile grown past its bound is still BG001 (at line 1, unchanged)",
+			files: map[string]string{"Dockerfile": "FROM a\n"}, setup: commitThen(func(t *testing.T, dir string) {
+				body := "FROM a\n" + strings.Repeat("# padding line\n", 150000) + "RUN pip install ./mooncake --no-binary :all:\n"
+				os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(body), 0o644)
+			}), args: []string{"--new-from-rev", "HEAD"}, code: 1,
+			stdout: []string{"Dockerfile:1:1: error: Dockerfile: the file is", "for a Dockerfile"}},
 		{name: ".git/HEAD climbs to /dev/zero", setup: func(t *testing.T, dir string) {
 			repo(t, dir)
 			os.WriteFile(filepath.Join(dir, ".git/HEAD"), []byte("ref: ../../../../../../../../../dev/zero\n"), 0o644)
