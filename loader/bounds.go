@@ -30,7 +30,10 @@ const (
 	// (hclsyntax, whose tokens come first) bytes of memory per byte of
 	// input. Real files are far smaller: the largest bake file, Dockerfile
 	// and script in vLLM are 30 KB, 25 KB and 40 KB.
-	maxShellBytes      = 4 << 20
+	maxShellBytes = 4 << 20
+	// maxRecoveryBytes bounds the bytes the shell parser reads in all,
+	// re-parsing after each syntax error.
+	maxRecoveryBytes   = 16 << 20
 	maxHCLBytes        = 512 << 10
 	maxDockerfileBytes = 2 << 20
 	// Element caps per file: each element costs about 1-7 KB once

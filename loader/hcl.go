@@ -109,9 +109,14 @@ func loadHCL(path string, src []byte) *HCLDocument {
 	}
 	// hclsyntax recurses per nesting level with no limit of its own (70,000
 	// levels overflow Go's stack, which kills the process): measure first.
-	if d, at := hclDepth(src); d > maxHCLDepth {
+	d, at, big := hclDepth(src)
+	if d > maxHCLDepth {
 		doc.Errors = append(doc.Errors, Error{Message: fmt.Sprintf(
 			"nested deeper than buildgate reads (%d levels of brackets, templates or operators here, over the limit of %d): the file is not read", d, maxHCLDepth), Pos: h.rng(at)})
+		return doc
+	}
+	if big != nil {
+		doc.Errors = append(doc.Errors, Error{Message: "a number literal too large to compute with (over 100 digits, or an exponent of 1000 or more): the file is not read", Pos: h.rng(*big)})
 		return doc
 	}
 	f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)

@@ -1,6 +1,8 @@
 package loader
 
 import (
+	"strings"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
@@ -16,7 +18,12 @@ import (
 // inside ( and [ the parser skips them). Using the parser's own lexer, the
 // bound cannot be dodged by quoting; it can only overestimate. It returns
 // the deepest bound and the token where it was reached.
-func hclDepth(src []byte) (int, hcl.Range) {
+//
+// It also returns the first number literal too large to compute with (an
+// exponent of four digits or more, or over 100 digits: cty writes 1e10000000
+// out in full, 24 s for a 15-byte file), or nil.
+func hclDepth(src []byte) (int, hcl.Range, *hcl.Range) {
+	var bigNumber *hcl.Range
 	tokens, _ := hclsyntax.LexConfig(src, "", hcl.InitialPos)
 	type level struct {
 		ops    int
@@ -70,6 +77,11 @@ func hclDepth(src []byte) (int, hcl.Range) {
 				total -= stack[len(stack)-1].ops
 				stack[len(stack)-1].ops = 0
 			}
+		case hclsyntax.TokenNumberLit:
+			if bigNumber == nil && hugeNumber(t.Bytes) {
+				r := t.Range
+				bigNumber = &r
+			}
 		case hclsyntax.TokenIdent:
 			if afterControl {
 				switch string(t.Bytes) {
@@ -85,5 +97,19 @@ func hclDepth(src []byte) (int, hcl.Range) {
 		}
 		afterControl = t.Type == hclsyntax.TokenTemplateControl
 	}
-	return deepest, at
+	return deepest, at, bigNumber
+}
+
+// hugeNumber: more than 100 digits, or an exponent of four digits or more.
+func hugeNumber(lit []byte) bool {
+	if len(lit) > 100 {
+		return true
+	}
+	for i, c := range lit {
+		if c == 'e' || c == 'E' {
+			exp := strings.TrimLeft(string(lit[i+1:]), "+-")
+			return len(strings.TrimLeft(exp, "0")) >= 4
+		}
+	}
+	return false
 }

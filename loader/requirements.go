@@ -155,6 +155,8 @@ type reqLoad struct {
 	// spans counts the positioned elements made (names, specifiers,
 	// hashes, options …), for maxReqElements.
 	spans int
+	// flagEnd is where each option (by position) ends in its line.
+	flagEnd map[Pos]int
 }
 
 // span is l.m.spanOf, counted.
@@ -285,6 +287,10 @@ func (r *reqLoad) options(l reqLine, toks []tok, perReq bool) ([]Flag, []Word) {
 			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("option %q needs a value", t.text), Pos: r.span(l, s, e)})
 		}
 		f := Flag{Name: longName(name), Value: val, Text: string(l.m.text[s:e]), Pos: r.span(l, s, e)}
+		if r.flagEnd == nil {
+			r.flagEnd = map[Pos]int{}
+		}
+		r.flagEnd[f.Pos] = e
 		flags = append(flags, f)
 		if f.Name == "hash" {
 			hashes = append(hashes, Word{Text: f.Text, Value: strp(val), Pos: f.Pos})
@@ -330,14 +336,13 @@ func optionTakesValue(n string) bool {
 
 // valueSpan finds an option's value in the logical text.
 func (r *reqLoad) valueSpan(l reqLine, o Flag) [2]int {
-	text := string(l.m.text)
-	for i := 0; i+len(o.Text) <= len(text); i++ {
-		if text[i:i+len(o.Text)] == o.Text {
-			end := i + len(o.Text)
-			return [2]int{end - len(o.Value), end}
-		}
+	// Where options() found the flag: a search of the line for its text
+	// would be quadratic on a line of 20,000 options, and would find the
+	// first of two equal ones.
+	if end, ok := r.flagEnd[o.Pos]; ok && end-len(o.Value) >= 0 {
+		return [2]int{end - len(o.Value), end}
 	}
-	return [2]int{0, len(text)}
+	return [2]int{0, len(l.m.text)}
 }
 
 func (r *reqLoad) include(l reqLine, o Flag) {
@@ -397,7 +402,23 @@ func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 	req := Requirement{
 		Raw: text[s:e], Extras: []Word{}, Specifiers: []Specifier{}, Options: []Flag{}, Hashes: []Word{}, Pos: span,
 	}
+	// Errors quote at most the start of the requirement, and one
+	// requirement gives at most a few: a line of 100,000 empty clauses
+	// must not be 100,000 copies of itself.
+	quoted := req.Raw
+	if len(quoted) > 200 {
+		quoted = quoted[:200] + "..."
+	}
+	failures := 0
 	fail := func(at int, format string, args ...any) {
+		if failures++; failures > 5 {
+			return
+		}
+		for i, a := range args {
+			if a == req.Raw {
+				args[i] = quoted
+			}
+		}
 		r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf(format, args...), Pos: r.span(l, at, e)})
 	}
 	// Markers follow "; " on URL forms and ";" on named ones.
@@ -457,6 +478,10 @@ func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 		close := strings.IndexByte(text[i:body], ']')
 		if close < 0 {
 			fail(i, "unclosed extras in %q", req.Raw)
+			return req
+		}
+		if n := strings.Count(text[i+1:i+close], ",") + 1; n > maxReqElements {
+			fail(i, "%s", capError("extras in one requirement", n, maxReqElements))
 			return req
 		}
 		j := i + 1

@@ -157,7 +157,10 @@ func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Erro
 
 func (x *shellExtractor) off(p syntax.Pos) int { return int(p.Offset()) }
 
+// nodeSpan is the position of a node: every element the document holds
+// has one, so this is where elements are counted for maxShellWords.
 func (x *shellExtractor) nodeSpan(n syntax.Node) Pos {
+	x.words++
 	return x.src.span(x.off(n.Pos()), x.off(n.End()))
 }
 
@@ -177,7 +180,6 @@ func (x *shellExtractor) function() string {
 }
 
 func (x *shellExtractor) word(w *syntax.Word) Word {
-	x.words++
 	out := Word{Text: x.nodeText(w), Pos: x.nodeSpan(w)}
 	if v, ok := wordLiteral(w); ok {
 		out.Value = strp(v)
@@ -189,7 +191,7 @@ func (x *shellExtractor) visit(n syntax.Node) bool {
 	if n != nil && x.words > maxShellWords {
 		if !x.tooMany {
 			x.tooMany = true
-			x.errs = append(x.errs, Error{Message: capError("shell words", x.words, maxShellWords) + "; the rest of the script is not read", Pos: x.nodeSpan(n)})
+			x.errs = append(x.errs, Error{Message: capError("shell elements (words, expansions, assignments …)", x.words, maxShellWords) + "; the rest of the script is not read", Pos: x.nodeSpan(n)})
 		}
 		return false
 	}
