@@ -109,3 +109,29 @@ func TestParseModuleReadsNothing(t *testing.T) {
 		t.Errorf("findings = %+v", fs)
 	}
 }
+
+// Builtins that build their whole result in one call are stopped before
+// they allocate past the bound; --timeout could not stop them in time.
+func TestAllocationBombsStopped(t *testing.T) {
+	for _, body := range []string{
+		`s0 := concat("", [x | some i in numbers.range(1, 100000); x := "a"]); r := replace(s0, "", s0)`,
+		`s0 := concat("", [x | some i in numbers.range(1, 100000); x := "a"]); r := strings.replace_n({"": s0}, s0)`,
+		`s0 := concat("", [x | some i in numbers.range(1, 100000); x := "a"]); r := regex.replace(s0, "", s0)`,
+		`r := sprintf("%999999999d", [1])`,
+		`r := numbers.range(1, 1000000000)`,
+	} {
+		e, err := compile(t, "package buildgate.rules.x\n\ndeny contains \"x\" if {\n\t"+body+"\n\tr\n}\n")
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		_, err = e.Eval(context.Background(), Input{})
+		if err == nil || !strings.Contains(err.Error(), "over what a policy may build") {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+	// Ordinary uses are untouched.
+	fs := evalFindings(t, "package buildgate.rules.x\n\ndeny contains r if {\n\tr := replace(sprintf(\"%05d-%s\", [7, \"ab\"]), \"-\", \"+\")\n\tcount(numbers.range(1, 100)) == 100\n}\n")
+	if len(fs) != 1 || fs[0].Message != "00007+ab" {
+		t.Errorf("findings = %+v", fs)
+	}
+}

@@ -115,7 +115,6 @@ type LintWarning struct {
 	Pos     Pos    `json:"pos"`
 }
 
-
 // maxDockerfileErrors bounds recovery: each error blanks lines and re-parses.
 const maxDockerfileErrors = 50
 
