@@ -46,6 +46,11 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 		}
 	}
 	src := shellSource{text: sh.text, span: func(s, e int) Pos { return sh.spanOf(d.idx, s, e) }}
+	if n := bytes.Count(sh.text, []byte{'$'}) + bytes.Count(sh.text, []byte{'`'}); n > maxShellWords {
+		d.doc.Errors = append(d.doc.Errors, Error{Message: "this RUN's script: " + capError("expansions and substitutions ($ and `)", n, maxShellWords), Pos: in.Pos})
+		in.ShellErrors = []Error{}
+		return
+	}
 	if len(sh.text) > maxShellBytes {
 		d.doc.Errors = append(d.doc.Errors, Error{Message: fmt.Sprintf("this RUN's script is %d bytes, over buildgate's limit of %d bytes for a script: not read (see docs/robustness.md)", len(sh.text), maxShellBytes), Pos: in.Pos})
 		in.ShellErrors = []Error{}

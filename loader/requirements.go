@@ -210,6 +210,13 @@ func (r *reqLoad) line(l reqLine) {
 	if start >= len(text) {
 		return
 	}
+	// A line of a million options would be a million elements before the
+	// cap is checked after it: count its tokens (at most one per blank)
+	// first.
+	if n := strings.Count(text, " ") + strings.Count(text, "\t") + 1; n > maxReqElements {
+		r.spans += n
+		return
+	}
 	var toks []tok
 	for i := start; i < len(text); {
 		for i < len(text) && (text[i] == ' ' || text[i] == '\t') {

@@ -489,6 +489,15 @@ func loadShell(path string, src []byte) *ShellDocument {
 		doc.Errors = append(doc.Errors, Error{Message: sizeBoundError("shell script", len(src), maxShellBytes), Pos: idx.span(0, 0)})
 		return doc
 	}
+	// mvdan/sh holds some 300 bytes per expansion: a script of two-byte
+	// "$a"s would pass the element cap only after the parser has spent
+	// 150 times its size. Every expansion or substitution needs a "$" or a
+	// backquote, so their count bounds it before parsing.
+	if n := bytes.Count(src, []byte{'$'}) + bytes.Count(src, []byte{'`'}); n > maxShellWords {
+		doc.Script, doc.Comments = newScript(), []Word{}
+		doc.Errors = append(doc.Errors, Error{Message: capError("expansions and substitutions ($ and `)", n, maxShellWords), Pos: idx.span(0, 0)})
+		return doc
+	}
 	parses, errs, bound := parseShell(ss)
 	doc.Errors = append(doc.Errors, errs...)
 	doc.Errors = append(doc.Errors, bound...)

@@ -71,6 +71,22 @@ var hostileCases = []hostileCase{
 	{"Dockerfile: heredocs", "d/Dockerfile", func(s int) string { return fill("FROM a\n", "RUN <<E\necho $(x)\nE\n", "", s) }},
 	{"Dockerfile: a heredoc nested", "e/Dockerfile", func(s int) string { return "FROM a\nRUN <<E\n" + nested("(\n", "true\n", ")\n", s) + "E\n" }},
 	{"Dockerfile: ARGs", "f/Dockerfile", func(s int) string { return fill("", "ARG A=1 B=2 C=3\n", "FROM a\n", s) }},
+	{"HCL: ! over lines in parentheses, 480 KB", "docker/f.hcl", func(s int) string { return "x = (" + strings.Repeat("!\n", 240000) + "true)\n" }},
+	{"HCL: a splat chain, 510 KB", "docker/g.hcl", func(s int) string { return "x = [1]" + strings.Repeat("[*]", 170000) + "\n" }},
+	{"HCL: a huge number literal", "docker/h.hcl", func(s int) string { return "x = 1e10000000\n" }},
+	{"shell: expansions, 4 MB", "ci/m.sh", func(s int) string { return fill("echo ", "$a", "\n", 4<<20-64) }},
+	{"shell: 60 heredoc errors, then 4 MB", "ci/n.sh", func(s int) string {
+		var b strings.Builder
+		for i := 0; i < 60; i++ {
+			fmt.Fprintf(&b, "cat <<E%d\n", i)
+		}
+		return fill(b.String(), "$a\n", "", 4<<20-64)
+	}},
+	{"requirements: one line of -r options", "requirements/opts.txt", func(s int) string { return fill("", " -r x.txt", "\n", s) }},
+	{"requirements: empty clauses and a long marker", "requirements/clauses.txt", func(s int) string {
+		return "a>=1" + strings.Repeat(",", 99000) + ";" + strings.Repeat("x", min(s, 1<<20)) + "\n"
+	}},
+	{"requirements: extras", "requirements/extras.txt", func(s int) string { return fill("a[", "b,", "b]\n", s) }},
 	{"text: lone CRs", "ci/k.sh", func(s int) string { return fill("", "echo a\r", "", s) }},
 	{"text: invalid UTF-8 everywhere", "ci/l.sh", func(s int) string { return fill("", "echo \xff\xfe\n", "", s) }},
 }
