@@ -47,16 +47,7 @@ func runAttacks(t *testing.T, attacks []attack) {
 			if r.code != tt.code {
 				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tt.code, r.stdout, r.stderr)
 			}
-			for _, w := range tt.stdout {
-				if !strings.Contains(r.stdout, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, r.stdout)
-				}
-			}
-			for _, w := range tt.stderr {
-				if !strings.Contains(r.stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
-				}
-			}
+			expectOutput(t, r, tt.stdout, tt.stderr)
 			for _, s := range tt.secrets {
 				if strings.Contains(r.stdout+r.stderr, s) {
 					t.Errorf("the output holds %q", s)
@@ -69,6 +60,21 @@ func runAttacks(t *testing.T, attacks []attack) {
 				tt.check(t, dir)
 			}
 		})
+	}
+}
+
+// expectOutput checks that each string is in standard output or error.
+func expectOutput(t *testing.T, r result, stdout, stderr []string) {
+	t.Helper()
+	for _, w := range stdout {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	for _, w := range stderr {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+		}
 	}
 }
 
@@ -374,16 +380,7 @@ func TestConfigFromRev(t *testing.T) {
 			if r.code != tt.code {
 				t.Fatalf("exit %d, want %d\n%s\n%s", r.code, tt.code, r.stdout, r.stderr)
 			}
-			for _, w := range tt.stdout {
-				if !strings.Contains(r.stdout, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, r.stdout)
-				}
-			}
-			for _, w := range tt.stderr {
-				if !strings.Contains(r.stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
-				}
-			}
+			expectOutput(t, r, tt.stdout, tt.stderr)
 			if tt.code == 2 {
 				return
 			}

@@ -73,15 +73,7 @@ func OpenIn(root *os.Root, rel string) (*os.File, error) {
 	if rel == "" || filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
 		return nil, ErrOutsideRoot
 	}
-	f, err := root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|nonBlock, 0)
-	if err != nil {
-		return nil, classify(err)
-	}
-	if err := regular(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return openRegular(root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|nonBlock, 0))
 }
 
 // Named reads a file the user named (a flag or argument), relative to the
@@ -109,12 +101,18 @@ func OpenNamed(rootDir, name string) (*os.File, error) {
 		defer func() { _ = r.Close() }()
 		return OpenIn(r, rel)
 	}
-	f, err := os.OpenFile(name, os.O_RDONLY|nonBlock, 0)
+	return openRegular(os.OpenFile(name, os.O_RDONLY|nonBlock, 0))
+}
+
+// openRegular takes an open's result and keeps the file only when it is a
+// regular file: the check is on the open descriptor, so a swap of the
+// name between a check and the open cannot slip a FIFO through.
+func openRegular(f *os.File, err error) (*os.File, error) {
 	if err != nil {
 		return nil, classify(err)
 	}
 	if err := regular(f); err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, err
 	}
 	return f, nil
