@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -64,11 +65,10 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 		if err != nil {
 			// Keep only statements that ended before the error: the one
 			// in progress is incomplete.
-			var perr syntax.ParseError
-			if errors.As(err, &perr) {
+			if at, _, ok := errorAt(err); ok {
 				kept := p.stmts[:0]
 				for _, s := range p.stmts {
-					if s.End().IsValid() && s.End().Offset() <= perr.Pos.Offset() {
+					if s.End().IsValid() && int(s.End().Offset()) <= at {
 						kept = append(kept, s)
 					}
 				}
@@ -80,12 +80,9 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 		if err == nil {
 			return parses, errs, nil
 		}
-		var perr syntax.ParseError
-		off := len(text)
-		msg := err.Error()
-		if errors.As(err, &perr) {
-			off = int(perr.Pos.Offset())
-			msg = perr.Text
+		off, msg, ok := errorAt(err)
+		if !ok {
+			off, msg = len(text), err.Error()
 		}
 		if off > len(text) {
 			off = len(text)
@@ -129,4 +126,25 @@ func onlyRange(text []byte, start, end int) []byte {
 		}
 	}
 	return out
+}
+
+// errorAt is where a parse error is and what it says: a syntax error, or a
+// construct of another shell (mvdan/sh's LangError, e.g. "floating point
+// arithmetic is a zsh feature" for bash's `declare -A a=([3.14]=x)`), which
+// has a position too, so that recovery goes on after its line instead of
+// losing the rest of the script.
+func errorAt(err error) (int, string, bool) {
+	var perr syntax.ParseError
+	if errors.As(err, &perr) {
+		return int(perr.Pos.Offset()), perr.Text, true
+	}
+	var lerr syntax.LangError
+	if errors.As(err, &lerr) && lerr.Pos.IsValid() {
+		msg := lerr.Error()
+		if i := strings.Index(msg, ": "); i >= 0 && strings.Count(msg[:i], ":") <= 1 {
+			msg = msg[i+2:] // drop "line:col: ", the position is the finding's
+		}
+		return int(lerr.Pos.Offset()), msg, true
+	}
+	return 0, "", false
 }

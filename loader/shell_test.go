@@ -164,3 +164,23 @@ func TestDetect(t *testing.T) {
 		}
 	}
 }
+
+// A construct mvdan/sh reads as another shell's (a LangError, here bash's
+// associative array with a dotted key, seen in docker-library/python's
+// generate-stackbrew-library.sh) is an error at its own line, and the
+// script after it is still read: not an error past the end of the file
+// with the rest lost.
+func TestLangErrorRecovers(t *testing.T) {
+	src := "#!/bin/bash\ndeclare -A aliases=([3.14]='3 latest')\necho hi\ngit clone https://example.com/x.git\n"
+	d := loadShell("gen.sh", []byte(src))
+	if len(d.Errors) != 1 || d.Errors[0].Pos.Line != 2 {
+		t.Fatalf("errors: %+v", d.Errors)
+	}
+	names := []string{}
+	for _, c := range d.Script.Commands {
+		names = append(names, c.Name)
+	}
+	if strings.Join(names, ",") != "echo,git" {
+		t.Errorf("commands after the error: %v", names)
+	}
+}
