@@ -177,7 +177,7 @@ func TestLangErrorRecovers(t *testing.T) {
 		t.Fatalf("errors: %+v", d.Errors)
 	}
 	names := []string{}
-	for _, c := range d.Script.Commands {
+	for _, c := range d.Commands {
 		names = append(names, c.Name)
 	}
 	if strings.Join(names, ",") != "echo,git" {
