@@ -47,10 +47,14 @@ scripts := [s | some d in input.documents; some s in scripts_of(d)]
 # scripts_of are the scripts of one document.
 scripts_of(d) := [{"doc": {"path": d.path, "kind": d.kind}, "script": d, "run": null}] if d.kind == "shell"
 
-scripts_of(d) := [{"doc": {"path": d.path, "kind": d.kind}, "script": ins.shell, "run": {"mounts": ins.mounts, "pos": ins.pos, "original": ins.original}} |
+scripts_of(d) := [{"doc": {"path": d.path, "kind": d.kind}, "script": ins.shell, "run": {"mounts": ins.mounts, "pos": ins.pos, "original": ins.original, "text": run_text(ins)}} |
 	some ins in instructions(d)
 	is_object(ins.shell)
 ] if d.kind == "dockerfile"
+
+# run_text is what a RUN runs: its command line and, for RUN <<EOF, the
+# heredoc bodies (the original is only the first line there).
+run_text(ins) := concat("\n", array.concat([ins.original], [h.body | some h in object.get(ins, "heredocs", [])]))
 
 scripts_of(d) := [] if not d.kind in {"shell", "dockerfile"}
 

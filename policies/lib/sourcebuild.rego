@@ -80,7 +80,7 @@ script_relevant(s, _) if s.doc.kind != "dockerfile"
 
 script_relevant(s, needles) if {
 	s.doc.kind == "dockerfile"
-	text := lower(s.run.original)
+	text := lower(s.run.text)
 	some n in needles
 	contains(text, n)
 }

@@ -97,3 +97,25 @@ test_message_shortens_long_commands if {
 	some f in rule.deny with input as fx.one("shell", "a.sh", ["git clone --depth 1 --branch v0.3.13 --single-branch https://github.com/kvcache-ai/Mooncake.git /opt/mooncake"])
 	startswith(f.msg, "`git clone --depth 1 --branch v0.3.13 ...` clones the source of mooncake-transfer-engine-rocm")
 }
+
+# RUN <<EOF runs the heredoc: a clone and build inside it are the source
+# build (issue 13: missed before, the RUN's first line says only "<<EOF").
+test_clone_and_build_in_a_heredoc if {
+	deny_lines("dockerfile", [
+		"FROM base",
+		"RUN <<EOF",
+		"git clone https://github.com/kvcache-ai/Mooncake.git", # 3
+		"cd Mooncake && make", # 4
+		"EOF",
+	]) == {3, 4}
+}
+
+# A heredoc that is only data written to a file is not run.
+test_heredoc_as_data_is_not_run if {
+	deny_lines("dockerfile", [
+		"FROM base",
+		"RUN cat > /notes.txt <<EOF",
+		"git clone https://github.com/kvcache-ai/Mooncake.git",
+		"EOF",
+	]) == set()
+}
