@@ -72,9 +72,20 @@ doc_scripts_by_package := {m.package: by_doc |
 
 doc_scripts_of(m, d) := [s |
 	needles := [lower(n) | some n in doc_needles(m, d.path)]
+	dests := clone_dests(m, d.path)
 	some s in lib.scripts_of(d)
-	script_relevant(s, needles)
+	script_matters(d, s, needles, dests)
 ]
+
+script_matters(_, s, needles, _) if script_relevant(s, needles)
+
+# A RUN that starts in a clone (its stage's WORKDIR) matters whatever it
+# mentions.
+script_matters(d, s, _, dests) if {
+	s.doc.kind == "dockerfile"
+	count(dests) > 0
+	workdir_enters(dests, workdir_at(d.path, s.run.pos))
+}
 
 script_relevant(s, _) if s.doc.kind != "dockerfile"
 
@@ -563,3 +574,28 @@ hcl_arg_uses(d) := array.concat(
 		],
 	),
 ) if d.kind == "hcl"
+
+# workdir_at is the working directory a Dockerfile RUN at pos starts in:
+# the last WORKDIR of its stage before it (undefined when there is none).
+workdir_at(path, pos) := trim_suffix(wd, "/") if {
+	some d in lib.documents("dockerfile")
+	d.path == path
+	some st in d.stages
+	lib.within(pos, st.pos)
+	wds := [ins | some ins in st.instructions; ins.cmd == "workdir"; lib.before(ins.pos, pos)]
+	count(wds) > 0
+	wd := object.get(wds[count(wds) - 1].args[0], "value", "")
+	is_string(wd)
+}
+
+# workdir_enters reports whether a WORKDIR path is inside a clone: as a cd
+# target would be, or, for a clone made relative to an unknown directory,
+# with a path component that is the clone's directory name.
+workdir_enters(dests, wd) if enters(dests, wd)
+
+workdir_enters(dests, wd) if {
+	some dest in dests
+	not startswith(dest, "/")
+	some part in split(wd, "/")
+	part == base_name(dest)
+}

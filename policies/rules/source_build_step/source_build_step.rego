@@ -40,6 +40,28 @@ deny contains lib.finding(s.doc, c, msg) if {
 	msg := sprintf("`%s` %s inside the clone of %s's source; %s", [command_text(c), what, m.package, lib.remedy(m)])
 }
 
+# A build command in a RUN that starts in a clone: WORKDIR counts like cd
+# (and a cd in the RUN before the command decides instead, above).
+deny contains lib.finding(s.doc, c, msg) if {
+	some m in lib.migrations
+	some s in sb.scripts(m)
+	s.doc.kind == "dockerfile"
+	dests := sb.clone_dests(m, s.doc.path)
+	count(dests) > 0
+	sb.workdir_enters(dests, sb.workdir_at(s.doc.path, s.run.pos))
+	some c in s.script.commands
+	what := sb.build_step(c)
+	not cd_before(s.script.commands, c)
+	msg := sprintf("`%s` %s inside the clone of %s's source (the stage's WORKDIR); %s", [command_text(c), what, m.package, lib.remedy(m)])
+}
+
+cd_before(commands, c) if {
+	some x in commands
+	x.name == "cd"
+	x.function == c.function
+	lib.before(x.pos, c.pos)
+}
+
 # The installation of a wheel built here.
 deny contains lib.finding(s.doc, w, msg) if {
 	some m in lib.migrations

@@ -119,3 +119,15 @@ test_heredoc_as_data_is_not_run if {
 		"EOF",
 	]) == set()
 }
+
+# WORKDIR into the clone counts like cd (issue 13: only cd was followed).
+test_build_in_a_workdir_inside_the_clone if {
+	deny_lines("dockerfile", [
+		"FROM base",
+		"RUN git clone https://github.com/kvcache-ai/Mooncake.git /src/Mooncake", # 2
+		"WORKDIR /src/Mooncake/build",
+		"RUN cmake .. && make install", # 4
+		"WORKDIR /app",
+		"RUN make", # 6: outside the clone
+	]) == {2, 4}
+}
