@@ -34,6 +34,9 @@ type Migration struct {
 	Variants     []string `json:"variants"`
 	Names        []string `json:"names"`
 	BuildArgs    []string `json:"build_args"`
+	// Toggles are variables that switch the source build on when set to
+	// a true value, beyond those found by name (BUILD_<NAME>, WITH_<NAME> …).
+	Toggles      []string `json:"toggles"`
 	Repositories []string `json:"repositories"`
 	Scope        []string `json:"scope"`
 }
@@ -225,7 +228,7 @@ func (p *parser) migrations(n *yaml.Node) ([]Migration, error) {
 	out := []Migration{}
 	for _, item := range n.Content {
 		m := Migration{Requirements: []string{}, Variants: []string{}, Names: []string{},
-			BuildArgs: []string{}, Repositories: []string{}, Scope: []string{}}
+			BuildArgs: []string{}, Toggles: []string{}, Repositories: []string{}, Scope: []string{}}
 		list := func(dst *[]string, what string, check func(*yaml.Node, string) error) func(*yaml.Node) error {
 			return func(v *yaml.Node) error {
 				s, err := p.strs(v, what, check)
@@ -269,6 +272,12 @@ func (p *parser) migrations(n *yaml.Node) ([]Migration, error) {
 			"build_args": list(&m.BuildArgs, "build_args", func(v *yaml.Node, s string) error {
 				if !argRe.MatchString(s) {
 					return p.at(v, "build argument %q is not a variable name", s)
+				}
+				return nil
+			}),
+			"toggles": list(&m.Toggles, "toggles", func(v *yaml.Node, s string) error {
+				if !argRe.MatchString(s) {
+					return p.at(v, "toggle %q is not a variable name", s)
 				}
 				return nil
 			}),

@@ -78,6 +78,9 @@ func TestLintSourceBuildCorpus(t *testing.T) {
 		want      []string
 	}{
 		{"sglang", "docker/rocm.Dockerfile", []string{
+			// ENV BUILD_MOONCAKE="1" in each ROCm variant stage: the switch
+			// that turns the source build on (issue 13)
+			"63 BG102", "73 BG102", "84 BG102", "108 BG102", "118 BG102", "129 BG102", "288 BG102", "302 BG102", "316 BG102",
 			"381 BG102", "382 BG102", // ARG MOONCAKE_REPO, MOONCAKE_COMMIT
 			"624 BG102", "624 BG104", // git clone ${MOONCAKE_REPO}
 			"626 BG102", "626 BG104", // git checkout ${MOONCAKE_COMMIT}
@@ -87,6 +90,7 @@ func TestLintSourceBuildCorpus(t *testing.T) {
 			"636 BG104", "636 BG104", // make -j && make install
 		}},
 		{"ROCm-ATOM", "docker/atom_release.dockerfile", []string{
+			"104 BG102", // ARG INSTALL_MOONCAKE=1, the switch
 			"107 BG102", "108 BG102",
 			"115 BG102", "115 BG104",
 			"117 BG102", "117 BG104",

@@ -61,3 +61,21 @@ test_message if {
 	some f in rule.deny with input as fx.one("dockerfile", "Dockerfile", ["ARG MOONCAKE_BRANCH=v1"])
 	f.msg == "`MOONCAKE_BRANCH` is a build argument of the mooncake-transfer-engine-rocm source build; remove it and install the published wheel pinned in requirements/rocm.txt instead"
 }
+
+# sglang's switch: ENV BUILD_MOONCAKE="1" turns its source build on.
+test_toggle_switched_on if {
+	got := rule.deny with input as fx.one("dockerfile", "Dockerfile", [
+		"ARG INSTALL_MOONCAKE=1", # 1
+		"FROM base",
+		"ENV BUILD_MOONCAKE=\"1\" OTHER=2", # 3
+		"ARG WITH_MOONCAKE=true", # 4
+		"ARG USE_MOONCAKE=0", # off
+		"ARG BUILD_NIXL=1", # another package
+	])
+	fx.lines(got) == {1, 3, 4}
+}
+
+test_toggle_in_a_script if {
+	got := rule.deny with input as fx.one("shell", "ci.sh", ["export ENABLE_MOONCAKE=yes", "BUILD_MOONCAKE=0"])
+	fx.lines(got) == {1}
+}
