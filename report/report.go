@@ -46,6 +46,9 @@ type Result struct {
 	Notifications []Notification
 	// Category tells runs of one repository apart in code scanning.
 	Category string
+	// Note is one line the text report adds after its summary (what the
+	// run means for this repository), "" for none.
+	Note string
 	// VersionControl is set when the root is a git checkout.
 	VersionControl *VersionControl
 }
@@ -134,6 +137,9 @@ func (t Text) Report(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, ", %d on unchanged lines", r.NotNew)
 	}
 	b.WriteString("\n")
+	if r.Note != "" {
+		b.WriteString(r.Note + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -192,12 +192,18 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if err := checkOutputs(outputs, f, root, out.Paths); err != nil {
 		return err
 	}
+	note := ""
+	if cfg.Source == config.Default().Source && len(out.Findings) == 0 && !anyExists(root, cfg.RequiredFiles()) {
+		note = "The built-in migration (Mooncake ROCm wheel) has nothing to guard here: no " + strings.Join(cfg.RequiredFiles(), ", ") +
+			" and no source build of it. To guard a migration of your own, write a .buildgate.yaml (docs/configuration.md)."
+	}
 	res := &report.Result{
 		Tool:     report.Tool{Name: "buildgate", Version: Version()},
 		Rules:    eng.Rules(),
 		Findings: out.Findings,
 		Paths:    out.Paths,
 		Category: f.category,
+		Note:     note,
 
 		Suppressed:     out.Suppressed,
 		ShowSuppressed: f.showSuppressed,
@@ -396,4 +402,14 @@ func useColor(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// anyExists reports whether one of the root-relative paths is there.
+func anyExists(root string, rels []string) bool {
+	for _, r := range rels {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(r))); err == nil {
+			return true
+		}
+	}
+	return false
 }

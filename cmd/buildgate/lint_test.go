@@ -323,3 +323,42 @@ func TestLintOutputFileAndRules(t *testing.T) {
 		t.Errorf("rules --format json: %v, %d rules", err, len(rules))
 	}
 }
+
+// Issue 13: a repository the built-in migration does not concern (moby,
+// buildx, terraform: Dockerfiles, bake files and scripts, no
+// requirements/rocm.txt, no Mooncake) gets a clean, quiet run, also on one
+// file; the vLLM after-state with rocm.txt deleted, while its Dockerfile
+// still installs it, gets BG201.
+func TestBuiltInMigrationRelevance(t *testing.T) {
+	unrelated := writeTree(t, map[string]string{
+		"Dockerfile":         "FROM golang:1.26\nRUN go build ./...\n",
+		"docker-bake.hcl":    "target \"default\" {\n  dockerfile = \"Dockerfile\"\n}\n",
+		"hack/test.sh":       "#!/bin/bash\ngo test ./...\n",
+		"requirements-x.txt": "requests\n",
+	})
+	for _, args := range [][]string{{"lint", "--root", "."}, {"lint", "--root", ".", "hack/test.sh"}} {
+		r := runBin(t, unrelated, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "0 findings") || !strings.Contains(r.stdout, "The built-in migration (Mooncake ROCm wheel) has nothing to guard here") {
+			t.Errorf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	os.WriteFile(filepath.Join(unrelated, ".buildgate.yaml"), []byte("exclude: [vendor/**]\n"), 0o644)
+	if r := runBin(t, unrelated, "lint", "--root", "."); r.code != 0 || strings.Contains(r.stdout, "nothing to guard") {
+		t.Errorf("with a configuration of its own: exit %d\n%s", r.code, r.stdout)
+	}
+
+	after := t.TempDir()
+	if err := os.CopyFS(after, os.DirFS("../../testdata/vllm-rocm/after")); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBin(t, after, "lint", "--root", "."); r.code != 0 {
+		t.Fatalf("after-state: exit %d\n%s", r.code, r.stdout)
+	}
+	os.Remove(filepath.Join(after, "requirements/rocm.txt"))
+	for _, args := range [][]string{{"lint", "--root", "."}, {"lint", "--root", ".", "docker/ci-rocm.hcl"}} {
+		r := runBin(t, after, args...)
+		if r.code != 1 || !strings.Contains(r.stdout, "requirements/rocm.txt:1:1: error: requirements/rocm.txt does not exist") {
+			t.Errorf("%v with rocm.txt deleted: exit %d\n%s", args, r.code, r.stdout)
+		}
+	}
+}
