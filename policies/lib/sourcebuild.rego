@@ -524,7 +524,7 @@ script_arg_uses(m, d) := [u |
 			[{"el": a, "name": a.name, "what": "set"} | some a in s.script.assignments],
 		),
 		array.concat(
-			[{"el": w, "name": n, "what": "named"} |
+			[{"el": named_el(w, n), "name": n, "what": "named"} |
 				some c in s.script.commands
 				some i, w in c.words
 				i > 0
@@ -548,9 +548,28 @@ script_arg_uses(m, d) := [u |
 named_vars(v) := {n |
 	is_string(v)
 	some item in lib.words(v)
-	n := split(item, "=")[0]
-	regex.match(`^[A-Za-z_][A-Za-z0-9_]*$`, n)
+	some n in var_of(item)
 }
+
+# var_of is the variable an item names: NAME or NAME=value, bake's
+# --set TARGET.args.NAME=value, or --build-arg=NAME=value in one word.
+var_of(item) := {n |
+	some p in [item, trim_prefix(item, "--build-arg=")]
+	lhs := split(p, "=")[0]
+	parts := split(lhs, ".args.")
+	n := parts[count(parts) - 1]
+	regex.match(`^[A-Za-z_][A-Za-z0-9_]*$`, n)
+	count(parts) <= 2
+}
+
+# named_el is the part of word w that is the variable n, so that a finding
+# points at the name (--build-arg NAME=value, --set *.args.NAME=value), not
+# at the option; the whole word where the name cannot be placed in it.
+named_el(w, n) := {"text": n, "value": n, "pos": object.union(w.pos, {"column": w.pos.column + i, "end_column": (w.pos.column + i) + count(n)})} if {
+	w.pos.line == w.pos.end_line
+	i := indexof(w.text, n)
+	i >= 0
+} else := w
 
 hcl_arg_uses(d) := [] if d.kind != "hcl"
 

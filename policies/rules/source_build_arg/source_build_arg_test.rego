@@ -79,3 +79,14 @@ test_toggle_in_a_script if {
 	got := rule.deny with input as fx.one("shell", "ci.sh", ["export ENABLE_MOONCAKE=yes", "BUILD_MOONCAKE=0"])
 	fx.lines(got) == {1}
 }
+
+# A build argument passed on a command line: the finding starts at the
+# name, in every form (issue 13).
+test_passed_build_args_point_at_the_name if {
+	got := rule.deny with input as fx.one("shell", "ci.sh", [
+		"docker build --build-arg MOONCAKE_BRANCH=main -t x .",
+		"docker build --build-arg=MOONCAKE_REPO=x .",
+		"docker buildx bake --set \"*.args.MOONCAKE_COMMIT=abc\" t",
+	])
+	{[f.pos.line, f.pos.column, f.pos.end_column] | some f in got} == {[1, 26, 41], [2, 26, 39], [3, 34, 49]}
+}
