@@ -134,9 +134,32 @@ deny contains lib.finding(s.doc, w, msg) if {
 		lib.identifier(item)
 	}
 	some item in items
-	listed_name(m, item)
+	argument_names_stage(m, c, item)
 	msg := sprintf("`%s` names a stage of the %s source build; %s", [item, m.package, lib.remedy(m)])
 }
+
+# A command argument names a stage when some Dockerfile or bake file
+# defines it, or when the command builds images or handles stages (docker,
+# bake, --target, a function named for stages or targets: add_target,
+# hash_stages) and the name looks like a source-build stage. A name that merely
+# contains the token is no stage elsewhere: `pkill -f
+# mooncake_http_metadata_server`, `which mooncake_master` (issue 13, seen in
+# the Mooncake repository's own scripts).
+argument_names_stage(m, _, item) if lower(item) in sb.known_names(m)
+
+argument_names_stage(m, c, item) if {
+	builds_images(c)
+	listed_name(m, item)
+}
+
+builds_images(c) if c.name in {"docker", "podman", "buildah", "nerdctl", "docker-buildx"}
+
+builds_images(c) if {
+	some w in c.words
+	w.value in {"bake", "--target", "build", "buildx"}
+}
+
+builds_images(c) if regex.match(`(?i)(stage|target|bake|image)`, c.name)
 
 # An all-caps word (MOONCAKE_VERSION) is a variable's name and a dotted one
 # (vllm.rocm.mooncake_commit) a key, not a stage's name, unless some

@@ -121,3 +121,16 @@ test_message if {
 	f.msg == "stage `mooncake_source` builds mooncake-transfer-engine-rocm from source; install the published wheel pinned in requirements/rocm.txt instead"
 	f.pos == {"line": 1, "column": 14, "end_line": 1, "end_column": 29}
 }
+
+# Process names, test labels and the like that only contain the name token
+# are no stages (issue 13: kvcache-ai/Mooncake's own scripts).
+test_words_that_only_contain_the_token_are_no_stages if {
+	got := rule.deny with input as fx.one("shell", "ci.sh", [
+		"pkill -f mooncake_http_metadata_server || true",
+		"which mooncake_master",
+		"nohup mooncake_master --port 1 &",
+		"killall mooncake_client",
+		"docker build --target mooncake_build .", # 5: a stage passed to docker
+	])
+	fx.lines(got) == {5}
+}
