@@ -59,8 +59,10 @@ type depthGuard struct {
 }
 
 func (g *depthGuard) Read(p []byte) (int, error) {
-	var pcs [maxParseFrames + 1]uintptr
-	if runtime.Callers(0, pcs[:]) > maxParseFrames {
+	// Skipping maxParseFrames frames leaves one to record only when the
+	// stack is deeper: no buffer of that size on every read.
+	var pcs [1]uintptr
+	if runtime.Callers(maxParseFrames, pcs[:]) > 0 {
 		g.tripped = true
 		return 0, errTooDeep
 	}

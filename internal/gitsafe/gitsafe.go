@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -77,11 +78,29 @@ var ErrTimeout = errors.New("git did not answer in time (a FIFO or device in .gi
 // Run runs git in dir with the settings above and every filter driver the
 // configuration defines switched off, and returns its standard output.
 func Run(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	filters, err := filterFlags(ctx, dir)
+	filters, err := cachedFilterFlags(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	return run(ctx, dir, append(filters, args...)...)
+	return run(ctx, dir, append(filters[:len(filters):len(filters)], args...)...)
+}
+
+// filterCache holds the filter flags of each directory git ran in: the
+// configuration does not change during a run, and listing it is a git
+// process of its own (a --config-from-rev policy directory is one
+// cat-file per file).
+var filterCache sync.Map // dir -> []string
+
+func cachedFilterFlags(ctx context.Context, dir string) ([]string, error) {
+	if f, ok := filterCache.Load(dir); ok {
+		return f.([]string), nil
+	}
+	f, err := filterFlags(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	filterCache.Store(dir, f)
+	return f, nil
 }
 
 func run(ctx context.Context, dir string, args ...string) ([]byte, error) {

@@ -212,8 +212,10 @@ func Describe(err error) string {
 	switch {
 	case errors.As(err, &se):
 		return se.Error()
-	case errors.Is(err, ErrNotRegular), errors.Is(err, ErrOutsideRoot):
-		return errorsText(err)
+	case errors.Is(err, ErrNotRegular):
+		return ErrNotRegular.Error()
+	case errors.Is(err, ErrOutsideRoot):
+		return ErrOutsideRoot.Error()
 	case errors.Is(err, fs.ErrNotExist):
 		return "file does not exist"
 	case errors.Is(err, fs.ErrPermission):
@@ -222,15 +224,6 @@ func Describe(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-func errorsText(err error) string {
-	for _, e := range []error{ErrNotRegular, ErrOutsideRoot} {
-		if errors.Is(err, e) {
-			return e.Error()
-		}
 	}
 	return err.Error()
 }
