@@ -84,9 +84,12 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
+// DefaultSource is the Source of the built-in configuration.
+const DefaultSource = "(built-in default)"
+
 // Default is the built-in configuration.
 func Default() *Config {
-	c, err := Parse("(built-in default)", defaultYAML, nil)
+	c, err := Parse(DefaultSource, defaultYAML, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -193,7 +193,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		return err
 	}
 	note := ""
-	if cfg.Source == config.Default().Source && len(out.Findings) == 0 && !anyExists(root, cfg.RequiredFiles()) {
+	if cfg.Source == config.DefaultSource && len(out.Findings) == 0 && !anyExists(root, cfg.RequiredFiles()) {
 		note = "The built-in migration (Mooncake ROCm wheel) has nothing to guard here: no " + strings.Join(cfg.RequiredFiles(), ", ") +
 			" and no source build of it. To guard a migration of your own, write a .buildgate.yaml (docs/configuration.md)."
 	}
