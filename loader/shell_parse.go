@@ -25,6 +25,7 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 	var parses []shellParse
 	var errs []Error
 	text := src.text
+	assoc := false
 	for attempt := 0; ; attempt++ {
 		var p shellParse
 		parser := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
@@ -58,6 +59,16 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 			p.stmts = kept
 			parses = append(parses, p)
 			return parses, errs, []Error{{Message: fmt.Sprintf("shell: nested deeper than buildgate reads (the parser's stack passed %d frames: some %d levels of nesting, or %d consecutive comment lines): the rest is not read", maxParseFrames, maxParseFrames/5, maxParseFrames), Pos: src.span(off, off)}}
+		}
+		if err != nil && !assoc {
+			// Perhaps only bash's associative-array keys, which mvdan/sh
+			// reads as arithmetic: try once with them made readable.
+			if t, changed := assocKeys(text); changed {
+				assoc, text = true, t
+				attempt--
+				continue
+			}
+			assoc = true
 		}
 		if f != nil {
 			p.stmts, p.comments = f.Stmts, f.Last

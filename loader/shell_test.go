@@ -165,13 +165,12 @@ func TestDetect(t *testing.T) {
 	}
 }
 
-// A construct mvdan/sh reads as another shell's (a LangError, here bash's
-// associative array with a dotted key, seen in docker-library/python's
-// generate-stackbrew-library.sh) is an error at its own line, and the
-// script after it is still read: not an error past the end of the file
-// with the rest lost.
+// A construct mvdan/sh reads as another shell's (a LangError: floating
+// point arithmetic is zsh's) is an error at its own line, and the script
+// after it is still read: not an error past the end of the file with the
+// rest lost.
 func TestLangErrorRecovers(t *testing.T) {
-	src := "#!/bin/bash\ndeclare -A aliases=([3.14]='3 latest')\necho hi\ngit clone https://example.com/x.git\n"
+	src := "#!/bin/bash\necho $((3.14 + 1))\necho hi\ngit clone https://example.com/x.git\n"
 	d := loadShell("gen.sh", []byte(src))
 	if len(d.Errors) != 1 || d.Errors[0].Pos.Line != 2 {
 		t.Fatalf("errors: %+v", d.Errors)
@@ -181,6 +180,40 @@ func TestLangErrorRecovers(t *testing.T) {
 		names = append(names, c.Name)
 	}
 	if strings.Join(names, ",") != "echo,git" {
-		t.Errorf("commands after the error: %v", names)
+		t.Errorf("commands: %v", names)
+	}
+}
+
+// Associative arrays are valid bash, whatever their keys: lines of
+// docker-library/official-images' test/run.sh and test/config.sh and
+// docker-library/python's generate-stackbrew-library.sh. A substitution
+// inside a key is still read as it is written.
+func TestAssociativeArrays(t *testing.T) {
+	src := strings.Join([]string{
+		"#!/bin/bash",
+		"declare -A aliases=([3.14]='3 latest')",
+		"explicitTests+=(",
+		"\t[:onbuild]=1",
+		")",
+		"imageTests[:onbuild]+='",
+		"\tx",
+		"'",
+		`for t in "${testAlias[$repo:$variant]:-}" "${globalExcludeTests[${testRepo}:${variant}_$t]:-}"; do echo "$t"; done`,
+		`echo "${imageTests[:$variant]:-}"`,
+		`echo "${cache[$(git clone https://github.com/a/b.git)]}"`,
+		"",
+	}, "\n")
+	d := loadShell("run.sh", []byte(src))
+	if len(d.Errors) != 0 {
+		t.Fatalf("errors on valid bash: %+v", d.Errors)
+	}
+	found := false
+	for _, c := range d.Commands {
+		if c.Name == "git" && len(c.Words) == 3 && c.Words[2].Value != nil && *c.Words[2].Value == "https://github.com/a/b.git" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the clone inside a key is not read as written: %+v", d.Commands)
 	}
 }
