@@ -39,6 +39,14 @@ type Migration struct {
 	Toggles      []string `json:"toggles"`
 	Repositories []string `json:"repositories"`
 	Scope        []string `json:"scope"`
+	// Platform are words that show a build file is for the package's
+	// platform (rocm, hip); OtherPlatforms words of builds for others
+	// (cuda, ascend). A file that shows another platform and not this
+	// one is not this package's source build; with Platform set, a wheel
+	// path that only names the package counts only in a file that shows
+	// this platform.
+	Platform       []string `json:"platform"`
+	OtherPlatforms []string `json:"other_platforms"`
 }
 
 // RuleSetting overrides a rule. Key is the rule id or name as written.
@@ -231,7 +239,8 @@ func (p *parser) migrations(n *yaml.Node) ([]Migration, error) {
 	out := []Migration{}
 	for _, item := range n.Content {
 		m := Migration{Requirements: []string{}, Variants: []string{}, Names: []string{},
-			BuildArgs: []string{}, Toggles: []string{}, Repositories: []string{}, Scope: []string{}}
+			BuildArgs: []string{}, Toggles: []string{}, Repositories: []string{}, Scope: []string{},
+			Platform: []string{}, OtherPlatforms: []string{}}
 		list := func(dst *[]string, what string, check func(*yaml.Node, string) error) func(*yaml.Node) error {
 			return func(v *yaml.Node) error {
 				s, err := p.strs(v, what, check)
@@ -284,8 +293,10 @@ func (p *parser) migrations(n *yaml.Node) ([]Migration, error) {
 				}
 				return nil
 			}),
-			"repositories": list(&m.Repositories, "repositories", nil),
-			"scope":        list(&m.Scope, "scope", p.glob),
+			"repositories":    list(&m.Repositories, "repositories", nil),
+			"scope":           list(&m.Scope, "scope", p.glob),
+			"platform":        list(&m.Platform, "platform", p.platformWord),
+			"other_platforms": list(&m.OtherPlatforms, "other_platforms", p.platformWord),
 		})
 		if err != nil {
 			return nil, err
@@ -317,6 +328,15 @@ func normalizeRepo(r string) string {
 func (p *parser) relPath(n *yaml.Node, s string) error {
 	if path.IsAbs(s) || s != path.Clean(s) || s == ".." || strings.HasPrefix(s, "../") || strings.Contains(s, "\\") {
 		return p.at(n, "%q must be a clean slash-separated path relative to the repository root", s)
+	}
+	return nil
+}
+
+// platformWord is a word matched against the words of a file (runs of
+// letters and digits, any case), or a prefix of one when it ends in *.
+func (p *parser) platformWord(n *yaml.Node, s string) error {
+	if !regexp.MustCompile(`^[A-Za-z0-9]+\*?$`).MatchString(s) {
+		return p.at(n, "platform word %q must be letters and digits, optionally ending in * (it is matched against the words of a file)", s)
 	}
 	return nil
 }

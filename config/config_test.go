@@ -64,6 +64,8 @@ func TestErrorsNameTheLine(t *testing.T) {
 		{"migrations:\n  - package: a\n    minimum: \"1\"\n    requirements: [../x.txt]\n", `c.yaml:4: "../x.txt" must be a clean slash-separated path`},
 		{"migrations:\n  - package: a\n    minimum: \"1\"\n    build_args: [\"A-B\"]\n", `c.yaml:4: build argument "A-B" is not a variable name`},
 		{"migrations:\n  - package: a\n    minimum: \"1\"\n    names: [\"a_b\"]\n", `c.yaml:4: name token "a_b" must be letters and digits`},
+		{"migrations:\n  - package: a\n    minimum: \"1\"\n    platform: [\"ro-cm\"]\n", `c.yaml:4: platform word "ro-cm" must be letters and digits`},
+		{"migrations:\n  - package: a\n    minimum: \"1\"\n    other_platforms: [\"*cuda\"]\n", `c.yaml:4: platform word "*cuda" must be letters and digits`},
 		{"migrations:\n  - package: a\n    minimum: \"1\"\n    scope: [\"[\"]\n", `c.yaml:4: "[" is not a valid glob`},
 		{"rules:\n  BG101:\n    level: error\n", `c.yaml:3: unknown key "level"`},
 		{"rules:\n  BG101:\n    disabled: maybe\n", "c.yaml:3: rule BG101: disabled must be true or false"},

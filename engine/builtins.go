@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/buildgate/buildgate/loader"
@@ -31,6 +32,8 @@ func init() {
 		types.Args(types.Named("kind", types.S), types.Named("path", types.S), types.Named("source", types.S)), types.Named("document", types.A), builtinParse)
 	register("buildgate.source_contains", "reports whether the source of the document at path contains any of the strings, ignoring case (true when the source is not at hand, as in policy tests)",
 		types.Args(types.Named("path", types.S), types.Named("needles", types.NewArray(nil, types.S))), types.Named("ok", types.B), builtinSourceContains)
+	register("buildgate.source_words", "reports whether the path or the source of the document at path has any of the words (runs of letters and digits, any case; a word ending in * matches as a prefix); true when the source is not at hand, as in policy tests",
+		types.Args(types.Named("path", types.S), types.Named("words", types.NewArray(nil, types.S))), types.Named("ok", types.B), builtinSourceWords)
 	register("pep503.normalize", "the PEP 503 normalised form of a project name",
 		types.Args(types.Named("name", types.S)), types.Named("normalized", types.S), builtinNormalize)
 }
@@ -229,13 +232,7 @@ func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter fu
 	if !ok {
 		return iter(ast.BooleanTerm(true))
 	}
-	var low []byte
-	if v, hit := s.lower.Load(path); hit {
-		low = v.([]byte)
-	} else {
-		low = bytes.ToLower(raw)
-		s.lower.Store(path, low)
-	}
+	low := s.lowered(path, raw)
 	found := false
 	var argErr error
 	arr.Until(func(t *ast.Term) bool {
@@ -253,4 +250,97 @@ func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter fu
 		return argErr
 	}
 	return iter(ast.BooleanTerm(found))
+}
+
+// lowered is the source at path in lower case, followed by its loose
+// decoding (decode.go) when that differs: what an escape or a split word
+// spells is found as if written out. Made once per evaluation.
+func (s *sources) lowered(path string, raw []byte) []byte {
+	if v, hit := s.lower.Load(path); hit {
+		return v.([]byte)
+	}
+	low := bytes.ToLower(raw)
+	if dec := looseDecode(raw); dec != nil {
+		low = append(append(low, '\n'), bytes.ToLower(dec)...)
+	}
+	s.lower.Store(path, low)
+	return low
+}
+
+// builtinSourceWords tells which platform a build file is for: its path
+// and text are split into words (runs of letters and digits) and compared
+// with the given ones, so that "hip" matches HIP_BUILD and -DUSE_HIP=ON
+// but not "ship", and "gfx*" matches gfx942.
+func builtinSourceWords(bctx topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	path, err := stringArg(ops[0], 1)
+	if err != nil {
+		return err
+	}
+	arr, ok := ops[1].Value.(*ast.Array)
+	if !ok {
+		return fmt.Errorf("operand 2 must be an array of strings, got %s", ast.ValueName(ops[1].Value))
+	}
+	var exact, prefixes []string
+	var argErr error
+	arr.Foreach(func(t *ast.Term) {
+		w, isStr := t.Value.(ast.String)
+		if !isStr {
+			argErr = fmt.Errorf("operand 2 must be an array of strings")
+			return
+		}
+		lw := strings.ToLower(string(w))
+		if p, ok := strings.CutSuffix(lw, "*"); ok {
+			prefixes = append(prefixes, p)
+		} else if lw != "" {
+			exact = append(exact, lw)
+		}
+	})
+	if argErr != nil {
+		return argErr
+	}
+	if len(exact)+len(prefixes) == 0 {
+		return iter(ast.BooleanTerm(false))
+	}
+	var s *sources
+	if bctx.Context != nil {
+		s, _ = bctx.Context.Value(sourcesKey{}).(*sources)
+	}
+	raw, ok := []byte(nil), false
+	if s != nil {
+		raw, ok = s.raw[path]
+	}
+	if !ok {
+		return iter(ast.BooleanTerm(true))
+	}
+	return iter(ast.BooleanTerm(hasWord([]byte(strings.ToLower(path)), exact, prefixes) || hasWord(s.lowered(path, raw), exact, prefixes)))
+}
+
+// hasWord reports whether lower-case text has a word (a maximal run of
+// ASCII letters and digits) equal to one of exact or starting with one of
+// prefixes.
+func hasWord(text []byte, exact, prefixes []string) bool {
+	isAlnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+	for i := 0; i < len(text); {
+		if !isAlnum(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isAlnum(text[j]) {
+			j++
+		}
+		w := text[i:j]
+		for _, e := range exact {
+			if string(w) == e {
+				return true
+			}
+		}
+		for _, p := range prefixes {
+			if bytes.HasPrefix(w, []byte(p)) {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
 }

@@ -263,10 +263,18 @@ func CompileWith(ctx context.Context, mods []Module, o Options) (*Engine, error)
 		return nil, err
 	}
 	e := &Engine{compiler: c, rules: rules}
-	data := map[string]any{}
-	if o.Data != nil {
-		data["buildgate"] = map[string]any{"data": o.Data}
+	userRules := false
+	for _, r := range rules {
+		userRules = userRules || r.Pack != ""
 	}
+	// data.buildgate.user_policies tells the pack that rules it does not
+	// know read the documents: a syntax error is then reported wherever it
+	// is (BG001), not only where it could hide what the pack looks for.
+	bg := map[string]any{"user_policies": userRules}
+	if o.Data != nil {
+		bg["data"] = o.Data
+	}
+	data := map[string]any{"buildgate": bg}
 	groups := map[string]*query{}
 	var order []string
 	for i, r := range rules {
@@ -308,10 +316,6 @@ func CompileWith(ctx context.Context, mods []Module, o Options) (*Engine, error)
 		}
 		q.prepared = pq
 		e.queries = append(e.queries, *q)
-	}
-	userRules := false
-	for _, r := range rules {
-		userRules = userRules || r.Pack != ""
 	}
 	if !userRules && len(c.GetRulesExact(ast.MustParseRef(SelectRef))) > 0 {
 		pq, err := rego.New(rego.Compiler(c), rego.Store(inmem.NewFromObject(data)), rego.Query("x = "+SelectRef),

@@ -205,7 +205,7 @@ func (d *dockerLoad) errorAt(err error, first, last int) {
 	if i := strings.Index(msg, ": "); i > 0 && strings.HasPrefix(msg, "dockerfile parse error") {
 		msg = msg[i+2:]
 	}
-	d.doc.Errors = append(d.doc.Errors, Error{Message: msg, Pos: d.idx.linesSpan(max(first, 1), max(last, 1))})
+	d.doc.Errors = append(d.doc.Errors, Error{Message: msg, Syntax: true, Pos: d.idx.linesSpan(max(first, 1), max(last, 1))})
 }
 
 func blankLines(text []byte, idx *lineIndex, first, last int) []byte {
@@ -380,7 +380,7 @@ func (d *dockerLoad) instructions(ast *parser.Node) {
 			if in.Cmd == "arg" {
 				d.doc.GlobalArgs = append(d.doc.GlobalArgs, in.ArgDefs...)
 			} else if in.Cmd != "from" {
-				d.doc.Errors = append(d.doc.Errors, Error{Message: fmt.Sprintf("%s instruction before the first FROM", strings.ToUpper(in.Cmd)), Pos: in.Pos})
+				d.doc.Errors = append(d.doc.Errors, Error{Message: fmt.Sprintf("%s instruction before the first FROM", strings.ToUpper(in.Cmd)), Syntax: true, Pos: in.Pos})
 			}
 			d.doc.Preamble = append(d.doc.Preamble, in)
 			continue
@@ -473,7 +473,7 @@ func (d *dockerLoad) instruction(n *parser.Node) (Instruction, any) {
 
 	parsed, err := instructions.ParseInstructionWithLinter(n, d.lint)
 	if err != nil {
-		d.doc.Errors = append(d.doc.Errors, Error{Message: err.Error(), Pos: in.Pos})
+		d.doc.Errors = append(d.doc.Errors, Error{Message: err.Error(), Syntax: true, Pos: in.Pos})
 		return in, nil
 	}
 	switch c := parsed.(type) {

@@ -28,7 +28,7 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 			in.Mounts = append(in.Mounts, mo)
 		}
 	} else {
-		d.doc.Errors = append(d.doc.Errors, Error{Message: "RUN flags: " + err.Error(), Pos: in.Pos})
+		d.doc.Errors = append(d.doc.Errors, Error{Message: "RUN flags: " + err.Error(), Syntax: true, Pos: in.Pos})
 	}
 	if in.ExecForm || !c.PrependShell {
 		return
@@ -57,7 +57,8 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 		return
 	}
 	parses, errs, bound := parseShell(src)
-	script, _, walkErrs := extractScript(src, parses)
+	script, _, walkErrs, nestedErrs := extractScript(src, parses)
+	errs = append(errs, nestedErrs...)
 	// Bounds passed are parts of the file buildgate did not read: document
 	// errors (BG001), unlike shell syntax errors, which Docker ignores too.
 	d.doc.Errors = append(append(d.doc.Errors, bound...), walkErrs...)
@@ -78,7 +79,8 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 			}
 			body := shellSource{text: onlyRange(sh.text, start, end), span: src.span}
 			bp, be, bb := parseShell(body)
-			bs, _, bw := extractScript(body, bp)
+			bs, _, bw, bn := extractScript(body, bp)
+			be = append(be, bn...)
 			d.doc.Errors = append(append(d.doc.Errors, bb...), bw...)
 			script.merge(bs)
 			errs = append(errs, be...)

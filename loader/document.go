@@ -27,9 +27,14 @@ type Document interface {
 	DocSource() []byte
 }
 
-// Error is a part of a file that could not be read or parsed.
+// Error is a part of a file that could not be read or parsed. Syntax marks
+// an error of the file's text against its format (a parse error), as
+// opposed to a file or part buildgate did not read at all (unreadable,
+// binary, not regular, past a bound): the built-in pack reports the first
+// only where it could hide what the rules look for.
 type Error struct {
 	Message string `json:"message"`
+	Syntax  bool   `json:"syntax,omitempty"`
 	Pos     Pos    `json:"pos"`
 }
 

@@ -68,5 +68,6 @@ func FuzzRequirements(f *testing.F) {
 }
 
 func FuzzShell(f *testing.F) {
-	fuzzLoader(f, KindShell, loadShell, append([]string{"f() { local a=\"x y\"; for i in $a; do case $i in x|y) :;; esac; done; }\ncat <<E\n$a\nE\n"}, shellAmp...)...)
+	fuzzLoader(f, KindShell, loadShell, append([]string{"f() { local a=\"x y\"; for i in $a; do case $i in x|y) :;; esac; done; }\ncat <<E\n$a\nE\n",
+		"docker run i bash -lc 'sh -c \"bash -c \\\"cd x \\\\$y\\\"\"'\nsu - u -c \"if $x\"\n"}, shellAmp...)...)
 }

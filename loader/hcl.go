@@ -132,7 +132,7 @@ func loadHCL(path string, src []byte) *HCLDocument {
 		if dg.Detail != "" {
 			msg += ": " + dg.Detail
 		}
-		doc.Errors = append(doc.Errors, Error{Message: msg, Pos: pos})
+		doc.Errors = append(doc.Errors, Error{Message: msg, Syntax: true, Pos: pos})
 	}
 	if f == nil {
 		return doc

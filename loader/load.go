@@ -2,6 +2,7 @@ package loader
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -67,7 +70,12 @@ func Parse(kind Kind, rel string, src []byte) (doc Document) {
 		h.setSuppressions(s)
 	}
 	h.setSource(src)
+	// What checkText finds explains what the parsers then trip over
+	// (mvdan/sh's "invalid UTF-8 encoding"): it goes first.
+	parsed := doc.DocErrors()
+	setErrors(doc, []Error{})
 	checkText(doc, src)
+	setErrors(doc, append(doc.DocErrors(), parsed...))
 	tidyErrors(doc)
 	return doc
 }
@@ -110,12 +118,12 @@ func checkText(doc Document, src []byte) {
 			off += n
 		}
 		x := newLineIndex(src)
-		addError(doc, Error{Message: "the file is not valid UTF-8 here: buildgate reads such bytes one by one, and may not see what a tool reading another encoding would", Pos: x.span(off, off+1)})
+		addError(doc, Error{Message: "the file is not valid UTF-8 here: buildgate reads such bytes one by one, and may not see what a tool reading another encoding would", Syntax: true, Pos: x.span(off, off+1)})
 	}
 	for i := bytes.IndexByte(src, '\r'); i >= 0; {
 		if i+1 >= len(src) || src[i+1] != '\n' {
 			x := newLineIndex(src)
-			addError(doc, Error{Message: "the file has a line break that is a lone CR (old Mac style): Docker, pip and the shell do not read it as a line break; convert the line endings to LF", Pos: x.span(i, i+1)})
+			addError(doc, Error{Message: "the file has a line break that is a lone CR (old Mac style): Docker, pip and the shell do not read it as a line break; convert the line endings to LF", Syntax: true, Pos: x.span(i, i+1)})
 			break
 		}
 		j := bytes.IndexByte(src[i+1:], '\r')
@@ -127,11 +135,15 @@ func checkText(doc Document, src []byte) {
 }
 
 // tidyErrors makes error messages printable (a parser quoting binary
-// garbage would put it into every report) and caps their number.
+// garbage would put it into every report), folds knock-on syntax errors
+// into the one they follow and caps their number.
 func tidyErrors(doc Document) {
 	errs := doc.DocErrors()
 	if len(errs) == 0 {
 		return
+	}
+	if k := doc.DocKind(); k == KindShell || k == KindHCL {
+		errs = foldKnockOns(errs)
 	}
 	out := make([]Error, 0, min(len(errs), maxErrors+1))
 	for i, e := range errs {
@@ -143,6 +155,49 @@ func tidyErrors(doc Document) {
 		out = append(out, e)
 	}
 	setErrors(doc, out)
+}
+
+// foldKnockOns keeps one error per root cause where a parser's recovery
+// produces more from one mistake (a shell line skipped leaves its `fi`
+// and `done` unmatched; an unclosed HCL block confuses what follows): the
+// syntax errors after the first are named in its message, not reported
+// apart. Errors of parts not read stay as they are.
+func foldKnockOns(errs []Error) []Error {
+	errs = slices.Clone(errs)
+	slices.SortStableFunc(errs, func(a, b Error) int {
+		return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column))
+	})
+	first, n := -1, 0
+	var lines []string
+	out := make([]Error, 0, len(errs))
+	for _, e := range errs {
+		if !e.Syntax {
+			out = append(out, e)
+			continue
+		}
+		if first < 0 {
+			first = len(out)
+			out = append(out, e)
+			continue
+		}
+		if e.Pos.Line == out[first].Pos.Line && e.Pos.Column == out[first].Pos.Column {
+			continue // the same mistake, said twice
+		}
+		n++
+		if len(lines) < 10 {
+			lines = append(lines, strconv.Itoa(e.Pos.Line))
+		} else if len(lines) == 10 {
+			lines = append(lines, "…")
+		}
+	}
+	if n > 0 {
+		what := "error"
+		if n > 1 {
+			what = "errors"
+		}
+		out[first].Message += fmt.Sprintf(" (and %d more syntax %s after it, at line %s, which may follow from this one: fix this first)", n, what, strings.Join(lines, ", "))
+	}
+	return out
 }
 
 func printable(s string) string {

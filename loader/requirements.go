@@ -279,7 +279,7 @@ func (r *reqLoad) options(l reqLine, toks []tok, perReq bool) ([]Flag, []Word) {
 				val, hasVal = strings.TrimPrefix(t.text[2:], "="), true
 			}
 		default:
-			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("unexpected text %q in options", t.text), Pos: l.m.spanOf(r.idx, t.s, t.e)})
+			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("unexpected text %q in options", t.text), Syntax: true, Pos: l.m.spanOf(r.idx, t.s, t.e)})
 			continue
 		}
 		if !hasVal && optionTakesValue(name) && i+1 < len(toks) {
@@ -288,10 +288,10 @@ func (r *reqLoad) options(l reqLine, toks []tok, perReq bool) ([]Flag, []Word) {
 			hasVal = true
 		}
 		if !knownOption(name, perReq) {
-			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("unknown option %q", "-"+strings.TrimPrefix(t.text, "-")), Pos: r.span(l, s, e)})
+			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("unknown option %q", "-"+strings.TrimPrefix(t.text, "-")), Syntax: true, Pos: r.span(l, s, e)})
 		}
 		if optionTakesValue(name) && !hasVal {
-			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("option %q needs a value", t.text), Pos: r.span(l, s, e)})
+			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("option %q needs a value", t.text), Syntax: true, Pos: r.span(l, s, e)})
 		}
 		f := Flag{Name: longName(name), Value: val, Text: string(l.m.text[s:e]), Pos: r.span(l, s, e)}
 		if r.flagEnd == nil {
@@ -426,7 +426,7 @@ func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 				args[i] = quoted
 			}
 		}
-		r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf(format, args...), Pos: r.span(l, at, e)})
+		r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf(format, args...), Syntax: true, Pos: r.span(l, at, e)})
 	}
 	// Markers follow "; " on URL forms and ";" on named ones.
 	body, markerAt := e, -1

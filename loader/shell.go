@@ -124,6 +124,13 @@ const maxShellErrors = 50
 type shellSource struct {
 	text []byte
 	span func(start, end int) Pos
+	// once: no recovery after the first error (a script nested in a
+	// word, whose recovery would multiply the bytes parsed).
+	once bool
+	// textOf, when set, is the file's text for a range of text: a script
+	// nested in a word is decoded text, but an element's text is always
+	// what the file has at its position.
+	textOf func(start, end int) string
 }
 
 // shellExtractor walks parsed statements and collects a Script.
@@ -138,12 +145,20 @@ type shellExtractor struct {
 	tooDeep  bool
 	tooMany  bool
 	errs     []Error
+	// Shell inside shell (shell_nested.go): how deep, the bytes left to
+	// parse, and the inner scripts' syntax errors.
+	depth        int
+	nestedBudget *int
+	synErrs      []Error
 }
 
-func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Error) {
+// extractScript walks the parses: the script, its comments, the parts not
+// read (bounds passed) and the syntax errors of scripts nested in it.
+func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Error, []Error) {
 	// Texts are substrings of one copy of the source: a word nested 3,000
 	// levels deep must not copy what it encloses 3,000 times.
-	x := &shellExtractor{src: src, str: string(src.text), script: newScript(), comments: []Word{}}
+	budget := len(src.text)
+	x := &shellExtractor{src: src, str: string(src.text), script: newScript(), comments: []Word{}, nestedBudget: &budget}
 	for _, p := range parses {
 		for _, s := range p.stmts {
 			syntax.Walk(s, x.visit)
@@ -152,7 +167,7 @@ func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Erro
 			syntax.Walk(&p.comments[i], x.visit)
 		}
 	}
-	return x.script, x.comments, x.errs
+	return x.script, x.comments, x.errs, x.synErrs
 }
 
 func (x *shellExtractor) off(p syntax.Pos) int { return int(p.Offset()) }
@@ -168,6 +183,14 @@ func (x *shellExtractor) nodeText(n syntax.Node) string {
 	s, e := x.off(n.Pos()), x.off(n.End())
 	if s < 0 || e > len(x.src.text) || s > e {
 		return ""
+	}
+	return x.textAt(s, e)
+}
+
+// textAt is the file's text for the range [s, e) of the parsed text.
+func (x *shellExtractor) textAt(s, e int) string {
+	if x.src.textOf != nil {
+		return x.src.textOf(s, e)
 	}
 	return x.str[s:e]
 }
@@ -236,6 +259,7 @@ func (x *shellExtractor) visit(n syntax.Node) bool {
 				c.Name = *c.Words[0].Value
 			}
 			x.script.Commands = append(x.script.Commands, c)
+			x.nested(n.Args)
 		}
 	case *syntax.DeclClause:
 		variant := ""
@@ -342,7 +366,7 @@ func (x *shellExtractor) fields(w *syntax.Word) []Word {
 	static := true
 	flush := func() {
 		if start >= 0 {
-			f := Word{Text: x.str[start:end], Pos: x.src.span(start, end)}
+			f := Word{Text: x.textAt(start, end), Pos: x.src.span(start, end)}
 			if static {
 				f.Value = strp(val.String())
 			}
@@ -501,9 +525,9 @@ func loadShell(path string, src []byte) *ShellDocument {
 	parses, errs, bound := parseShell(ss)
 	doc.Errors = append(doc.Errors, errs...)
 	doc.Errors = append(doc.Errors, bound...)
-	var werrs []Error
-	doc.Script, doc.Comments, werrs = extractScript(ss, parses)
-	doc.Errors = append(doc.Errors, werrs...)
+	var werrs, serrs []Error
+	doc.Script, doc.Comments, werrs, serrs = extractScript(ss, parses)
+	doc.Errors = append(append(doc.Errors, werrs...), serrs...)
 	// The shebang is a comment to the shell parser; it is reported apart.
 	if doc.Shebang != nil && len(doc.Comments) > 0 && doc.Comments[0].Pos.Line == 1 {
 		doc.Comments = doc.Comments[1:]

@@ -98,7 +98,7 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 		if off > len(text) {
 			off = len(text)
 		}
-		errs = append(errs, Error{Message: "shell: " + msg, Pos: src.span(off, off)})
+		errs = append(errs, Error{Message: "shell: " + msg, Syntax: true, Pos: src.span(off, off)})
 		nl := bytes.IndexByte(text[off:], '\n')
 		// Each recovery parses the whole text again: bound the bytes
 		// parsed, not only the attempts (50 errors early in a 4 MB script
@@ -106,9 +106,9 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 		if nl >= 0 && (attempt+2)*len(text) > maxRecoveryBytes {
 			return parses, errs, []Error{{Message: fmt.Sprintf("shell: %d syntax errors in %d bytes, more than buildgate re-parses to recover (%d bytes in all): the rest is not read", attempt+1, len(text), maxRecoveryBytes), Pos: src.span(off, off)}}
 		}
-		if nl < 0 || attempt >= maxShellErrors {
+		if nl < 0 || attempt >= maxShellErrors || src.once {
 			if attempt >= maxShellErrors {
-				errs = append(errs, Error{Message: fmt.Sprintf("shell: more than %d errors, rest not parsed", maxShellErrors), Pos: src.span(off, off)})
+				errs = append(errs, Error{Message: fmt.Sprintf("shell: more than %d errors, rest not parsed", maxShellErrors), Syntax: true, Pos: src.span(off, off)})
 			}
 			return parses, errs, nil
 		}

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -215,5 +216,52 @@ func TestAssociativeArrays(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the clone inside a key is not read as written: %+v", d.Commands)
+	}
+}
+
+// Shell inside shell (issue 13): the script bash -c, sh -lc, su -c runs,
+// also after another command, is parsed and its words point into the file:
+// exactly for single-quoted, escaped double-quoted and plain scripts.
+func TestNestedShell(t *testing.T) {
+	src := strings.Join([]string{
+		"#!/bin/bash",
+		`docker run --rm img bash -lc 'cd /w && git clone https://x/y.git'`,
+		`su - builder -c "make \"-j\" \$N"`,
+		`sudo -E sh -o pipefail -ec 'ninja -C build'`,
+		`bash script.sh -c 'not-a-script'`,
+		`bash -c "cmake $DIR"`,
+		`sh -c 'if then'`,
+		`sh -c "if $X then"`,
+		"",
+	}, "\n")
+	d := loadShell("ci.sh", []byte(src))
+	got := map[string]string{}
+	for _, c := range d.Commands {
+		w := c.Words[len(c.Words)-1]
+		got[c.Name] = fmt.Sprintf("%d:%d-%d %s", w.Pos.Line, w.Pos.Column, w.Pos.EndColumn, w.Text)
+	}
+	want := map[string]string{
+		"cd":    "2:34-36 /w",
+		"git":   "2:50-65 https://x/y.git",
+		"make":  "3:31-33 $N",
+		"ninja": "4:38-43 build",
+		"cmake": "6:16-20 $DIR",
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: got %q, want %q", name, got[name], w)
+		}
+	}
+	if _, ok := got["not-a-script"]; ok {
+		t.Error("bash FILE -c …: -c after the script file is an argument of it, not a script")
+	}
+	// The exact inner script's syntax error is one (line 7); the one with
+	// an expansion is not known exactly and is not reported (line 8).
+	var lines []int
+	for _, e := range d.Errors {
+		lines = append(lines, e.Pos.Line)
+	}
+	if fmt.Sprint(lines) != "[7]" || !strings.Contains(d.Errors[0].Message, "in the script `sh` runs") {
+		t.Errorf("errors: %+v", d.Errors)
 	}
 }

@@ -98,17 +98,16 @@ func TestLintSourceBuildCorpus(t *testing.T) {
 			"133 BG104",
 			"176 BG104", "192 BG104", "199 BG104",
 		}},
-		{"NVIDIA-TensorRT-LLM", "docker/common/install_mooncake.sh", []string{
-			"5 BG102",              // MOONCAKE_REPO=...
-			"40 BG102", "40 BG104", // git clone ... ${MOONCAKE_REPO}
-			"43 BG104", "45 BG104", "47 BG104", "48 BG104",
-		}},
+		// A CUDA build (-DUSE_CUDA=ON): not the ROCm package's source
+		// build, so nothing from the ROCm pack (issue 13). It clones and
+		// builds at lines 5, 40-48; other_platforms keeps it silent.
+		{"NVIDIA-TensorRT-LLM", "docker/common/install_mooncake.sh", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.dir, func(t *testing.T) {
 			rep, r := lintJSON(t, corpusDir(t, tc.dir))
-			if r.code != 1 {
-				t.Errorf("exit %d, want 1", r.code)
+			if want := map[bool]int{true: 1, false: 0}[len(tc.want) > 0]; r.code != want {
+				t.Errorf("exit %d, want %d", r.code, want)
 			}
 			var got []string
 			for _, f := range rep.Findings {

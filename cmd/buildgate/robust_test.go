@@ -70,10 +70,15 @@ func TestHostileInputs(t *testing.T) {
 			code: 1, want: []string{"Dockerfile:1:14: error: stage `mooncake_build`", "1 finding"}},
 		{name: "CRLF line endings", files: map[string]string{"Dockerfile": "FROM a\r\n# x\r\nARG MOONCAKE_BRANCH\r\n", "docker/ci.hcl": "x = 1\r\nvariable \"MOONCAKE_REPO\" {\r\n}\r\n"},
 			code: 1, want: []string{"Dockerfile:3:5: error: `MOONCAKE_BRANCH`", "docker/ci.hcl:2:10: error: `MOONCAKE_REPO`"}},
-		{name: "lone CR line endings", files: map[string]string{"ci.sh": "#!/bin/sh\recho hi\rgit clone x\r"},
+		// Syntax errors are reported where they could hide the source
+		// build: these files mention it (issue 13).
+		{name: "lone CR line endings", files: map[string]string{"ci.sh": "#!/bin/sh\recho hi\rgit clone mooncake\r"},
 			code: 1, want: []string{"ci.sh:1:10: error: ci.sh: the file has a line break that is a lone CR"}},
+		// An empty Dockerfile is invalid to buildkit, but it hides nothing.
 		{name: "empty files", files: map[string]string{"Dockerfile": "", "a.hcl": "", "empty.sh": "", "requirements-x.txt": ""},
-			code: 1, want: []string{"Dockerfile:1:1: error: Dockerfile: file with no instructions", "5 files checked, 1 finding"}},
+			code: 0, want: []string{"5 files checked, 0 findings"}},
+		{name: "an empty Dockerfile beside the migration's requirements", files: map[string]string{"Dockerfile": "", "requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.13\n", "docker/Dockerfile.rocm": "# mooncake\n"},
+			code: 1, want: []string{"docker/Dockerfile.rocm:1:1: error: docker/Dockerfile.rocm: file with no instructions", "3 files checked, 1 finding"}},
 		{name: "a file over --max-file-size", files: map[string]string{"Dockerfile": "FROM a\n" + strings.Repeat("# padding\n", 20)}, args: []string{"--max-file-size", "100"},
 			code: 1, want: []string{"Dockerfile:1:1: error: Dockerfile: file is 207 bytes, over the 100-byte limit (--max-file-size): not read"}},
 		{name: "a 100,000-line continuation", files: map[string]string{"Dockerfile": long(100000)},
@@ -83,7 +88,7 @@ func TestHostileInputs(t *testing.T) {
 		{name: "HCL value nested 300 levels", files: map[string]string{"deep.hcl": "x = " + strings.Repeat("[", 300) + strings.Repeat("]", 300) + "\n"},
 			code: 1, want: []string{"deep.hcl:1:1: error: deep.hcl: the value of x is nested 300 levels deep"}},
 		{name: "unterminated heredoc, quote and block", files: map[string]string{
-			"Dockerfile": "FROM a\nRUN <<EOF\necho hi\n", "q.sh": "#!/bin/sh\necho \"open\n", "b.hcl": "target \"a\" {\n  x = 1\n"},
+			"Dockerfile": "FROM a\nRUN <<EOF\necho mooncake\n", "q.sh": "#!/bin/sh\necho \"open mooncake\n", "b.hcl": "target \"a\" {\n  x = \"mooncake\"\n"},
 			code: 1, want: []string{"Dockerfile:2:1: error: Dockerfile: unterminated heredoc", "q.sh:2:6: error: q.sh: shell: reached EOF without closing quote", "b.hcl:1:12: error: b.hcl: Unclosed configuration block"}},
 		{name: "requirement includes: cycle, out of the root, URL", files: map[string]string{
 			"requirements/a.txt": "-r b.txt\n", "requirements/b.txt": "-r a.txt\n",

@@ -14,6 +14,22 @@ migration := {
 	],
 	"repositories": ["github.com/kvcache-ai/Mooncake"],
 	"scope": [],
+	"platform": ["rocm", "hip", "amdgpu", "gfx*"],
+	"other_platforms": ["cuda", "nvidia", "nvcc", "ascend", "npu", "cann", "musa", "xpu"],
+}
+
+# shows mocks buildgate.source_words (with buildgate.source_words as
+# fx.shows): the words of each file are given in words_of, by path.
+words_of := {
+	"cuda.sh": {"cuda"},
+	"ascend.sh": {"ascend", "npu"},
+	"rocm.sh": {"rocm"},
+	"both.sh": {"rocm", "cuda"},
+}
+
+shows(path, words) if {
+	some w in words
+	w in object.get(words_of, path, set())
 }
 
 config := {"migrations": [migration]}

@@ -25,6 +25,7 @@ relevant0_by_package := {m.package: paths |
 		some d in input.documents
 		buildgate.source_contains(d.path, needles)
 		lib.in_scope(m, d.path)
+		not other_platform(m, d.path)
 	}
 }
 
@@ -39,7 +40,26 @@ by_known_name(m) := {d.path |
 	some d in input.documents
 	buildgate.source_contains(d.path, names)
 	lib.in_scope(m, d.path)
+	not other_platform(m, d.path)
 }
+
+# other_platform reports whether a build file is for another platform: its
+# path or text has a word of another platform (cuda, ascend) and none of
+# the package's (rocm, hip). Building the package there is not its source
+# build: TensorRT-LLM's CUDA install_mooncake.sh, the Mooncake
+# repository's Ascend scripts (issue 13).
+other_platform(m, path) if {
+	others := object.get(m, "other_platforms", [])
+	count(others) > 0
+	buildgate.source_words(path, others)
+	not buildgate.source_words(path, object.get(m, "platform", []))
+}
+
+# platform_shown reports whether a build file shows the package's platform
+# (always, for a migration that names none).
+platform_shown(m, _) if count(object.get(m, "platform", [])) == 0
+
+platform_shown(m, path) if buildgate.source_words(path, m.platform)
 
 # relevant reports whether the source-build rules look into a document.
 relevant(m, path) if path in relevant_by_package[m.package]
@@ -451,15 +471,20 @@ build_step(c) := "checks out" if {
 }
 
 # local_wheel reports whether a pip install in script s installs a wheel
-# built here: a path naming the package, or a path under the target of a
-# RUN --mount from a source-build stage.
+# built here: a path naming the package, in a file that shows the
+# package's platform, or a path under the target of a RUN --mount from a
+# source-build stage. A path alone says little: the Mooncake repository's
+# own test_installation.sh installs mooncake-wheel/dist/*.whl, its default
+# (CUDA) build (issue 13).
 local_wheels(m, path, run, c) := {w |
 	pip_install(c)
 	some i, w in c.words
 	i > 1
 	is_string(w.value)
 	contains(w.value, "/")
+	not contains(w.value, "://") # a URL is a download or a VCS install, not a local wheel
 	lib.has_token(m, w.value)
+	platform_shown(m, path)
 } | {w |
 	pip_install(c)
 	is_object(run)

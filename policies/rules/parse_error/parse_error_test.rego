@@ -22,3 +22,40 @@ test_clean_files_pass if {
 	got := parse_error.deny with input as inp
 	count(got) == 0
 }
+
+# mentions mocks buildgate.source_contains: only docker/ci.hcl mentions
+# what the migration's rules look for.
+mentions(path, _) if path == "docker/ci.hcl"
+
+hostile_input := fx.input_of([
+	["hcl", "docker/ci.hcl", ["target \"a\" {", "  x = ", "}"]],
+	["shell", "hack/unrelated.sh", ["if true; then", "fi fi"]],
+	["requirements", "requirements/rocm.txt", ["--frobnicate"]],
+	["requirements", "requirements/dev.txt", ["--frobnicate"]],
+])
+
+# Issue 13: a syntax error in a file that never mentions the package, its
+# names, arguments, repositories or stages cannot hide its source build
+# (official-images' test/config.sh, docker-library/python's
+# generate-stackbrew-library.sh were 28 errors for nothing); in a file
+# that does, or in a migration's requirements file, it is reported.
+test_syntax_errors_where_they_can_hide if {
+	got := parse_error.deny with input as hostile_input with buildgate.source_contains as mentions
+	{f.path | some f in got} == {"docker/ci.hcl", "requirements/rocm.txt"}
+}
+
+# With user policies loaded, whatever they read counts: every syntax error.
+test_syntax_errors_everywhere_with_user_policies if {
+	got := parse_error.deny with input as hostile_input
+		with buildgate.source_contains as mentions
+		with data.buildgate.user_policies as true
+	{f.path | some f in got} == {"docker/ci.hcl", "hack/unrelated.sh", "requirements/rocm.txt", "requirements/dev.txt"}
+}
+
+# A file or part not read (too big, binary, not regular) is always
+# reported, whatever it mentions.
+test_parts_not_read_always if {
+	doc := {"kind": "shell", "path": "hack/big.sh", "errors": [{"message": "over the size bound", "pos": {"line": 1, "column": 1, "end_line": 1, "end_column": 1}}]}
+	got := parse_error.deny with input as {"documents": [doc], "config": fx.config} with buildgate.source_contains as mentions
+	{f.path | some f in got} == {"hack/big.sh"}
+}

@@ -98,7 +98,7 @@ deny contains lib.finding(s.doc, w, msg) if {
 	some s in sb.scripts(m)
 	some a in s.script.assignments
 	some w in a.words
-	listed_name(m, w.value)
+	listed_in(m, w.value, [a.name, a.function])
 	msg := sprintf("`%s` in `%s` names a stage of the %s source build; %s", [w.value, a.name, m.package, lib.remedy(m)])
 }
 
@@ -107,7 +107,7 @@ deny contains lib.finding(s.doc, w, msg) if {
 	some s in sb.scripts(m)
 	some loop in s.script.for_loops
 	some w in loop.words
-	listed_name(m, w.value)
+	listed_in(m, w.value, [loop.var, loop.function])
 	msg := sprintf("loop entry `%s` names a stage of the %s source build; %s", [w.value, m.package, lib.remedy(m)])
 }
 
@@ -115,7 +115,7 @@ deny contains lib.finding(s.doc, p, msg) if {
 	some m in lib.migrations
 	some s in sb.scripts(m)
 	some p in s.script.case_patterns
-	listed_name(m, p.value)
+	listed_in(m, p.value, [p.subject, p.function])
 	msg := sprintf("case branch `%s` handles a stage of the %s source build; %s", [p.value, m.package, lib.remedy(m)])
 }
 
@@ -159,7 +159,37 @@ builds_images(c) if {
 	w.value in {"bake", "--target", "build", "buildx"}
 }
 
-builds_images(c) if regex.match(`(?i)(stage|target|bake|image)`, c.name)
+builds_images(c) if stage_context(c.name)
+
+# listed_in reports whether an entry of a list (an assignment's words, a
+# loop's words, a case pattern) names a stage: one some Dockerfile or bake
+# file defines, or a source-build name that is itself a build's (a part
+# such as build, source, export, wheel, ci: mooncake-rocm-ci) or sits in a
+# list whose variable, loop variable, case subject or function is about
+# stages or targets (DEFAULT_CI_BASE_DOCKERFILE_STAGES="…", for target in
+# …, case "$target" in a function …_for_target). test_case_name=
+# "test_moe_mooncake" and a loop over mooncake_master mooncake_client are
+# no stage lists (issue 13: the Mooncake repository's scripts/tone_tests).
+listed_in(m, v, _) if {
+	is_string(v)
+	lower(v) in sb.known_names(m)
+}
+
+listed_in(m, v, context) if {
+	listed_name(m, v)
+	some c in context
+	stage_context(c)
+}
+
+listed_in(m, v, _) if {
+	listed_name(m, v)
+	some part in regex.split(`[-_.]`, lower(v))
+	part in build_parts
+}
+
+build_parts := {"build", "builder", "source", "src", "export", "wheel", "wheels", "ci", "stage", "target", "image", "compile", "base"}
+
+stage_context(name) if regex.match(`(?i)(stage|target|bake|image|group)`, name)
 
 # An all-caps word (MOONCAKE_VERSION) is a variable's name and a dotted one
 # (vllm.rocm.mooncake_commit) a key, not a stage's name, unless some

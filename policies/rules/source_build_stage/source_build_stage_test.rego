@@ -131,6 +131,11 @@ test_words_that_only_contain_the_token_are_no_stages if {
 		"nohup mooncake_master --port 1 &",
 		"killall mooncake_client",
 		"docker build --target mooncake_build .", # 5: a stage passed to docker
+		"test_case_name=\"test_moe_mooncake\"", # scripts/tone_tests/scripts/test_moe_mooncake.sh
+		"for p in mooncake_master mooncake_client; do pkill \"$p\"; done",
+		"case \"$1\" in mooncake_master) echo m ;; esac",
+		"case \"$target\" in mooncake_master) echo m ;; esac", # 9: a target's case
+		"IMAGES=\"mooncake_master\"", # 10: an image list
 	])
-	fx.lines(got) == {5}
+	fx.lines(got) == {5, 9, 10}
 }

@@ -131,3 +131,35 @@ test_build_in_a_workdir_inside_the_clone if {
 		"RUN make", # 6: outside the clone
 	]) == {2, 4}
 }
+
+# A build for another platform is not the ROCm package's source build: the
+# same clone and build in a CUDA script (TensorRT-LLM's
+# docker/common/install_mooncake.sh, -DUSE_CUDA=ON) or an Ascend one (the
+# Mooncake repository's scripts/ascend/dependencies_ascend.sh) is silent;
+# in a ROCm file, in a file that shows both, or in one that shows no
+# platform it is reported (issue 13).
+test_other_platforms_are_not_this_source_build if {
+	build := [
+		"git clone https://github.com/kvcache-ai/Mooncake.git",
+		"cd Mooncake && cmake .. && make -j",
+	]
+	inp := fx.input_of([["shell", p, build] | some p in ["cuda.sh", "ascend.sh", "rocm.sh", "both.sh", "none.sh"]])
+	got := rule.deny with input as inp with buildgate.source_words as fx.shows
+	{f.path | some f in got} == {"rocm.sh", "both.sh", "none.sh"}
+}
+
+# A wheel path that only names the package counts in a file that shows
+# ROCm: scripts/test_installation.sh in the Mooncake repository installs
+# mooncake-wheel/dist/*.whl, its default build.
+test_a_wheel_path_alone_needs_the_platform if {
+	inp := fx.input_of([["shell", p, ["pip install mooncake-wheel/dist/*.whl"]] | some p in ["rocm.sh", "none.sh", "ascend.sh"]])
+	got := rule.deny with input as inp with buildgate.source_words as fx.shows
+	{f.path | some f in got} == {"rocm.sh"}
+}
+
+# A VCS URL is an install from the repository (one finding), not also a
+# local wheel (issue 13).
+test_a_vcs_url_is_no_local_wheel if {
+	got := rule.deny with input as fx.one("shell", "rocm.sh", ["pip install git+https://github.com/kvcache-ai/Mooncake"])
+	count(got) == 1
+}

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// looseDecode undoes, loosely, what a build file's formats let a name hide
+// behind: quotes and line continuations that split a word (moon""cake,
+// Moon\<newline>cake, HCL's "${"moon"}cake"), and escapes that spell a
+// letter (bash's $'\x6d', HCL's "\u006d", octal \155). It is not any
+// format's decoding; it only has to contain every name a format could
+// decode, so that buildgate.source_contains cannot be told "no" by an
+// escape (issue 13). Quote characters, "${" and "}" are dropped, escapes
+// are decoded, any other backslash is dropped.
+func looseDecode(src []byte) []byte {
+	if bytes.IndexAny(src, "\\\"'`${}") < 0 {
+		return nil
+	}
+	out := make([]byte, 0, len(src))
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '"', '\'', '`', '}':
+			// A backquote ends a line in a Dockerfile with `# escape=``.
+			if c == '`' && i+1 < len(src) && src[i+1] == '\n' {
+				i++
+			}
+			continue
+		case '$':
+			if i+1 < len(src) && src[i+1] == '{' {
+				i++
+				continue
+			}
+		case '\\':
+			if i+1 >= len(src) {
+				continue
+			}
+			r, n := decodeEscape(src[i+1:])
+			if n == 0 {
+				continue // a continuation, or a backslash before itself
+			}
+			i += n
+			if r >= 0 {
+				out = utf8.AppendRune(out, r)
+			}
+			continue
+		}
+		out = append(out, c)
+	}
+	if bytes.Equal(out, src) {
+		return nil
+	}
+	return out
+}
+
+// decodeEscape reads the escape after a backslash: the rune it spells (-1
+// for none) and the bytes it takes.
+func decodeEscape(s []byte) (rune, int) {
+	switch c := s[0]; {
+	case c == '\n':
+		return -1, 1
+	case c == '\r' && len(s) > 1 && s[1] == '\n':
+		return -1, 2
+	case c == 'x' || c == 'u' || c == 'U':
+		digits := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+		if r, n := hexRune(s[1:], digits); n > 0 {
+			return r, n + 1
+		}
+		return rune(c), 1
+	case c >= '0' && c <= '7':
+		v, n := rune(0), 0
+		for n < 3 && n < len(s) && s[n] >= '0' && s[n] <= '7' {
+			v = v*8 + rune(s[n]-'0')
+			n++
+		}
+		return v, n
+	default:
+		r, n := utf8.DecodeRune(s)
+		return r, n
+	}
+}
+
+// hexRune reads up to max hex digits: the rune (-1 when not one) and the
+// digits read.
+func hexRune(s []byte, max int) (rune, int) {
+	v, n := rune(0), 0
+	for n < max && n < len(s) {
+		d := hexDigit(s[n])
+		if d < 0 {
+			break
+		}
+		v = v*16 + rune(d)
+		n++
+	}
+	if !utf8.ValidRune(v) {
+		return -1, n
+	}
+	return v, n
+}
+
+func hexDigit(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}

@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestLooseDecode(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{`git clone https://github.com/kvcache-ai/Moon""cake`, "mooncake"},
+		{"ARG R=Moon\\\ncake", "mooncake"},
+		{"ARG R=Moon`\ncake", "mooncake"},
+		{`R=$'\x6dooncake'`, "mooncake"},
+		{`R=$'\155ooncake'`, "mooncake"},
+		{`repo = "\u006dooncake"`, "mooncake"},
+		{`repo = "\U0000006dooncake"`, "mooncake"},
+		{`repo = "${"moon"}cake"`, "mooncake"},
+		{`R=moon\cake`, "mooncake"},
+		{"R=moon'c'ake", "mooncake"},
+		{`\xzz`, "xzz"},
+		{`\u{`, "u"},
+		{`\`, ""},
+	}
+	for _, tc := range cases {
+		got := strings.ToLower(string(looseDecode([]byte(tc.src))))
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("looseDecode(%q) = %q, want it to contain %q", tc.src, got, tc.want)
+		}
+	}
+	if looseDecode([]byte("FROM base\nRUN make\n")) != nil {
+		t.Error("text with nothing to decode: want nil (no second copy)")
+	}
+}
+
+// FuzzLooseDecode: any bytes decode without panicking, into no more
+// bytes than four per input byte (a one-byte escape spells at most a
+// four-byte rune).
+func FuzzLooseDecode(f *testing.F) {
+	for _, s := range []string{`$'\x6d'`, `"\u006d"`, `\U0010FFFF`, `\777`, "a\\\r\nb", `${"a"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		out := looseDecode(src)
+		if len(out) > 4*len(src) {
+			t.Fatalf("%d bytes from %d", len(out), len(src))
+		}
+		if out != nil && bytes.Equal(out, src) {
+			t.Fatal("unchanged text returned")
+		}
+	})
+}
