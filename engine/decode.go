@@ -14,7 +14,7 @@ import (
 // escape (issue 13). Quote characters, "${" and "}" are dropped, escapes
 // are decoded, any other backslash is dropped.
 func looseDecode(src []byte) []byte {
-	if bytes.IndexAny(src, "\\\"'`${}") < 0 {
+	if !bytes.ContainsAny(src, "\\\"'`${}") {
 		return nil
 	}
 	out := make([]byte, 0, len(src))

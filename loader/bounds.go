@@ -38,7 +38,7 @@ const (
 	maxDockerfileBytes = 2 << 20
 	// Element caps per file: each element costs about 1-7 KB once
 	// converted for the policies.
-	maxShellWords        = 250000
+	maxShellWords        = 150000
 	maxRequirementsLines = 20000
 	maxReqElements       = 100000
 	maxDockerInstrs      = 20000

@@ -77,6 +77,7 @@ func Parse(kind Kind, rel string, src []byte) (doc Document) {
 	checkText(doc, src)
 	setErrors(doc, append(doc.DocErrors(), parsed...))
 	tidyErrors(doc)
+	inFile(doc, src)
 	return doc
 }
 
@@ -155,6 +156,28 @@ func tidyErrors(doc Document) {
 		out = append(out, e)
 	}
 	setErrors(doc, out)
+}
+
+// inFile moves an error a parser placed past the end of the file (the
+// offset just after a final newline is the start of a line that does not
+// exist) to the end of the last line: a finding points at the file's text.
+func inFile(doc Document, src []byte) {
+	errs := doc.DocErrors()
+	if len(errs) == 0 {
+		return
+	}
+	x := newLineIndex(src)
+	last := max(x.lines(), 1)
+	for i, e := range errs {
+		if e.Pos.Line > last || e.Pos.EndLine > last {
+			end := x.span(x.lineEnd(last), x.lineEnd(last))
+			if e.Pos.Line > last {
+				errs[i].Pos = end
+			} else {
+				errs[i].Pos.EndLine, errs[i].Pos.EndColumn = end.Line, end.Column
+			}
+		}
+	}
 }
 
 // foldKnockOns keeps one error per root cause where a parser's recovery

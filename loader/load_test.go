@@ -113,3 +113,17 @@ func TestParseRecoversPanics(t *testing.T) {
 		t.Errorf("debug output: %q", stack.String())
 	}
 }
+
+// No error points past the end of the file, whatever the parser says
+// (issue 13: a BG001 at line 170 of a 169-line script).
+func TestErrorsInsideTheFile(t *testing.T) {
+	for _, src := range []string{"x=$((\n", "echo \"a\n", "f() {\n", "if true; then\n", "x=(\n", "\n\n", ""} {
+		d := Parse(KindShell, "a.sh", []byte(src+"echo \"\n"))
+		lines := strings.Count(src+"echo \"\n", "\n")
+		for _, e := range d.DocErrors() {
+			if e.Pos.Line < 1 || e.Pos.Line > lines || e.Pos.EndLine > lines {
+				t.Errorf("%q: error at %+v, file has %d lines", src, e.Pos, lines)
+			}
+		}
+	}
+}

@@ -127,6 +127,9 @@ type shellSource struct {
 	// once: no recovery after the first error (a script nested in a
 	// word, whose recovery would multiply the bytes parsed).
 	once bool
+	// parser, when set, is reused (scripts nested in words are many and
+	// small; a new parser costs more than parsing one of them).
+	parser *syntax.Parser
 	// textOf, when set, is the file's text for a range of text: a script
 	// nested in a word is decoded text, but an element's text is always
 	// what the file has at its position.
@@ -149,6 +152,7 @@ type shellExtractor struct {
 	// parse, and the inner scripts' syntax errors.
 	depth        int
 	nestedBudget *int
+	nestedParser **syntax.Parser
 	synErrs      []Error
 }
 
@@ -157,8 +161,9 @@ type shellExtractor struct {
 func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Error, []Error) {
 	// Texts are substrings of one copy of the source: a word nested 3,000
 	// levels deep must not copy what it encloses 3,000 times.
-	budget := len(src.text)
-	x := &shellExtractor{src: src, str: string(src.text), script: newScript(), comments: []Word{}, nestedBudget: &budget}
+	budget := min(len(src.text), maxNestedBytes)
+	var parser *syntax.Parser
+	x := &shellExtractor{src: src, str: string(src.text), script: newScript(), comments: []Word{}, nestedBudget: &budget, nestedParser: &parser}
 	for _, p := range parses {
 		for _, s := range p.stmts {
 			syntax.Walk(s, x.visit)
@@ -210,12 +215,24 @@ func (x *shellExtractor) word(w *syntax.Word) Word {
 	return out
 }
 
+// countElement counts one more element (a field of a value split on
+// white space is one too: X="a a a …" can hold millions) and reports
+// whether it is within maxShellWords; past it, the error is recorded once.
+func (x *shellExtractor) countElement(at syntax.Node) bool {
+	if x.words <= maxShellWords {
+		x.words++
+		return true
+	}
+	if !x.tooMany {
+		x.tooMany = true
+		x.errs = append(x.errs, Error{Message: capError("shell elements (words, expansions, assignments …)", x.words, maxShellWords) + "; the rest of the script is not read", Pos: x.nodeSpan(at)})
+	}
+	return false
+}
+
 func (x *shellExtractor) visit(n syntax.Node) bool {
 	if n != nil && x.words > maxShellWords {
-		if !x.tooMany {
-			x.tooMany = true
-			x.errs = append(x.errs, Error{Message: capError("shell elements (words, expansions, assignments …)", x.words, maxShellWords) + "; the rest of the script is not read", Pos: x.nodeSpan(n)})
-		}
+		x.countElement(n)
 		return false
 	}
 	if n != nil && len(x.stack) >= maxWalkDepth {
@@ -365,7 +382,7 @@ func (x *shellExtractor) fields(w *syntax.Word) []Word {
 	var val strings.Builder
 	static := true
 	flush := func() {
-		if start >= 0 {
+		if start >= 0 && x.countElement(w) {
 			f := Word{Text: x.textAt(start, end), Pos: x.src.span(start, end)}
 			if static {
 				f.Value = strp(val.String())

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -18,6 +19,10 @@ import (
 const (
 	// maxNestedDepth bounds bash -c inside bash -c inside …
 	maxNestedDepth = 8
+	// maxNestedBytes bounds the text of nested scripts parsed per file,
+	// every level counted: real ones are a few lines each, and each
+	// costs a parse tree of its own.
+	maxNestedBytes = 1 << 20
 )
 
 var nestedShells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "ash": true}
@@ -175,7 +180,14 @@ func (x *shellExtractor) nested(args []*syntax.Word) {
 		return
 	}
 	t := x.nestedText(args[i])
-	if len(t.text) == 0 || len(t.text) > *x.nestedBudget {
+	if len(t.text) == 0 {
+		return
+	}
+	if len(t.text) > *x.nestedBudget {
+		if *x.nestedBudget >= 0 {
+			*x.nestedBudget = -1
+			x.errs = append(x.errs, Error{Message: fmt.Sprintf("shell: the scripts this file runs with bash -c, su -c … are over %d bytes in all, more than buildgate reads: this one and the rest are not read (see docs/robustness.md)", maxNestedBytes), Pos: x.nodeSpan(args[i])})
+		}
 		return
 	}
 	*x.nestedBudget -= len(t.text)
@@ -192,7 +204,10 @@ func (x *shellExtractor) nested(args []*syntax.Word) {
 		}
 		return os, oe
 	}
-	src := shellSource{text: t.text, once: true,
+	if *x.nestedParser == nil {
+		*x.nestedParser = newShellParser()
+	}
+	src := shellSource{text: t.text, once: true, parser: *x.nestedParser,
 		span: func(s, e int) Pos { return x.src.span(outerRange(s, e)) },
 		textOf: func(s, e int) string {
 			os, oe := outerRange(s, e)
@@ -203,7 +218,7 @@ func (x *shellExtractor) nested(args []*syntax.Word) {
 	y := &shellExtractor{
 		src: src, str: string(t.text), script: newScript(), comments: []Word{},
 		funcs: append([]string(nil), x.funcs...), words: x.words,
-		depth: x.depth + 1, nestedBudget: x.nestedBudget,
+		depth: x.depth + 1, nestedBudget: x.nestedBudget, nestedParser: x.nestedParser,
 	}
 	for _, p := range parses {
 		for _, s := range p.stmts {

@@ -28,7 +28,10 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 	assoc := false
 	for attempt := 0; ; attempt++ {
 		var p shellParse
-		parser := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
+		parser := src.parser
+		if parser == nil {
+			parser = newShellParser()
+		}
 		guard := &depthGuard{r: bytes.NewReader(text)}
 		f, err := parser.Parse(guard, "")
 		if guard.tripped {
@@ -114,6 +117,10 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 		}
 		text = blankBefore(text, off+nl+1)
 	}
+}
+
+func newShellParser() *syntax.Parser {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
 }
 
 // blankBefore returns a copy of text with every byte before end, except

@@ -132,6 +132,19 @@ mention_rx := {m.package: rx |
 	rx := sprintf(`(?i)(%s)`, [concat("|", alts)])
 }
 
+# items_mentioning are the white-space-separated items of s that mention a
+# name token or build argument, found in one native call: a quoted
+# argument or value can hold a million words (a hostile pull request, or
+# sh -c '…'), and a Rego iteration over each costs microseconds.
+items_mentioning(m, s) := [x[1] | some x in regex.find_all_string_submatch_n(mention_items_rx[m.package], s, -1)]
+
+mention_items_rx := {m.package: rx |
+	some m in migrations
+	alts := array.concat(m.names, m.build_args)
+	count(alts) > 0
+	rx := sprintf(`(?i)(?:^|\s)(\S*(?:%s)\S*)`, [concat("|", alts)])
+}
+
 # package_name reports whether s names the package or one of its variants
 # (those are the published wheels, not source-build names).
 package_name(m, s) if {

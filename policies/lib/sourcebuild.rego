@@ -555,24 +555,25 @@ script_arg_uses(m, d) := [u |
 				i > 0
 				is_string(w.value)
 				lib.mentions(m, w.value)
-				some n in named_vars(w.value)
+				some n in named_vars(m, w.value)
 			],
 			[{"el": w, "name": n, "what": "named"} |
 				some loop in s.script.for_loops
 				some w in loop.words
 				is_string(w.value)
 				lib.mentions(m, w.value)
-				some n in named_vars(w.value)
+				some n in named_vars(m, w.value)
 			],
 		),
 	)
 ]
 
-# named_vars are the variable names a static word names: the word itself
-# ("MOONCAKE_BRANCH"), NAME=value (--build-arg), or each name of a list.
-named_vars(v) := {n |
+# named_vars are the variable names a static word names that mention the
+# migration: the word itself ("MOONCAKE_BRANCH"), NAME=value (--build-arg),
+# or each name of a list.
+named_vars(m, v) := {n |
 	is_string(v)
-	some item in lib.words(v)
+	some item in lib.items_mentioning(m, v)
 	some n in var_of(item)
 }
 

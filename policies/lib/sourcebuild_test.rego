@@ -107,7 +107,10 @@ test_fetch_kinds if {
 }
 
 test_arg_uses_named_words if {
-	sb.named_vars("--build-arg MOONCAKE_BRANCH=main") == {"MOONCAKE_BRANCH"}
-	sb.named_vars("base x") == {"base", "x"}
-	sb.named_vars(null) == set()
+	m := fx.migration
+	sb.named_vars(m, "--build-arg MOONCAKE_BRANCH=main") == {"MOONCAKE_BRANCH"} with input as {"config": fx.config}
+	sb.named_vars(m, "--set *.args.MOONCAKE_REPO=x other") == {"MOONCAKE_REPO"} with input as {"config": fx.config}
+	sb.named_vars(m, "base MOONCAKE_COMMIT x") == {"MOONCAKE_COMMIT"} with input as {"config": fx.config}
+	sb.named_vars(m, "base x") == set() with input as {"config": fx.config}
+	sb.named_vars(m, null) == set() with input as {"config": fx.config}
 }

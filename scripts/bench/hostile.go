@@ -87,6 +87,25 @@ var hostileCases = []hostileCase{
 		return "a>=1" + strings.Repeat(",", 99000) + ";" + strings.Repeat("x", min(s, 1<<20)) + "\n"
 	}},
 	{"requirements: extras", "requirements/extras.txt", func(s int) string { return fill("a[", "b,", "b]\n", s) }},
+	// Shell inside shell (issue 13), in files that mention the package so
+	// that the source-build rules look at everything.
+	{"shell: sh -c scripts of 40 syntax errors, 4 MB", "ci/o.sh", func(s int) string {
+		return fill("mooncake=1\n", "sh -c '"+strings.Repeat("fi\n", 40)+"'\n", "", min(s, 4<<20-64))
+	}},
+	{"shell: bash -c nested 8 deep, 4 MB", "ci/p.sh", func(s int) string {
+		return fill("mooncake=1\n", `bash -c 'sh -c "bash -c \"sh -c \\\"bash -c x; cd mooncake\\\"\""'`+"\n", "", min(s, 4<<20-64))
+	}},
+	{"shell: one argument of 1M words naming the package, 4 MB", "ci/q.sh", func(s int) string {
+		return "build_stages 'mooncake_source " + strings.Repeat("a ", min(s, 4<<20-64)/2-32) + "'\n"
+	}},
+	// A file that mentions the package is read in full by the rules: the
+	// element cap is what bounds it.
+	{"shell: plain commands naming the package, 4 MB", "ci/r.sh", func(s int) string {
+		return fill("mooncake=1\n", "echo a b c | grep x && (cd y; ls)\n", "", min(s, 4<<20-64))
+	}},
+	{"shell: a value of 2M words naming the package, 4 MB", "ci/s.sh", func(s int) string {
+		return "mooncake=1\nX=\"" + strings.Repeat("a ", min(s, 4<<20-64)/2-32) + "\"\n"
+	}},
 	{"text: lone CRs", "ci/k.sh", func(s int) string { return fill("", "echo a\r", "", s) }},
 	{"text: invalid UTF-8 everywhere", "ci/l.sh", func(s int) string { return fill("", "echo \xff\xfe\n", "", s) }},
 }

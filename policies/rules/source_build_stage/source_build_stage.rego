@@ -129,13 +129,29 @@ deny contains lib.finding(s.doc, w, msg) if {
 	some i, w in c.words
 	i > 0
 	is_string(w.value)
-	items := lib.words(w.value)
-	every item in items {
-		lib.identifier(item)
-	}
-	some item in items
+	may_name_stage(m, w.value)
+	regex.match(`^\s*[A-Za-z0-9][A-Za-z0-9_.\-]*(\s+[A-Za-z0-9][A-Za-z0-9_.\-]*)*\s*$`, w.value) # a list of names
+	some item in candidate_items(m, w.value)
 	argument_names_stage(m, c, item)
 	msg := sprintf("`%s` names a stage of the %s source build; %s", [item, m.package, lib.remedy(m)])
+}
+
+# candidate_items are the items of a list of names that may name a stage:
+# those with the name token, and known stage or target names, found
+# natively (a list can be a million words long).
+candidate_items(m, v) := {item | some item in lib.items_mentioning(m, v)} | {n |
+	some n in sb.known_names(m)
+	regex.match(sprintf(`(?i)(^|\s)%s(\s|$)`, [replace(n, ".", `\.`)]), v)
+}
+
+# may_name_stage is a cheap test before a word is split into items: it has
+# the name token or a known stage's name in it (a script's quoted argument
+# can be a whole script: sh -c '…').
+may_name_stage(m, v) if lib.has_token(m, v)
+
+may_name_stage(m, v) if {
+	some n in sb.known_names(m)
+	contains(lower(v), n)
 }
 
 # A command argument names a stage when some Dockerfile or bake file
