@@ -121,10 +121,15 @@ func checkText(doc Document, src []byte) {
 		x := newLineIndex(src)
 		addError(doc, Error{Message: "the file is not valid UTF-8 here: buildgate reads such bytes one by one, and may not see what a tool reading another encoding would", Syntax: true, Pos: x.span(off, off+1)})
 	}
+	// pip reads a lone CR as a line break (str.splitlines), and the
+	// requirements loader does too.
+	if doc.DocKind() == KindRequirements {
+		return
+	}
 	for i := bytes.IndexByte(src, '\r'); i >= 0; {
 		if i+1 >= len(src) || src[i+1] != '\n' {
 			x := newLineIndex(src)
-			addError(doc, Error{Message: "the file has a line break that is a lone CR (old Mac style): Docker, pip and the shell do not read it as a line break; convert the line endings to LF", Syntax: true, Pos: x.span(i, i+1)})
+			addError(doc, Error{Message: "the file has a line break that is a lone CR (old Mac style): Docker and the shell do not read it as a line break; convert the line endings to LF", Syntax: true, Pos: x.span(i, i+1)})
 			break
 		}
 		j := bytes.IndexByte(src[i+1:], '\r')

@@ -1,9 +1,9 @@
 package loader
 
 import (
-	"bytes"
 	"fmt"
 	"github.com/buildgate/buildgate/pep440"
+	"net/url"
 	"path"
 	"regexp"
 	"strings"
@@ -40,7 +40,10 @@ type Requirement struct {
 	Editable   bool        `json:"editable"`
 	Options    []Flag      `json:"options"`
 	Hashes     []Word      `json:"hashes"`
-	Pos        Pos         `json:"pos"`
+	// Env are the ${NAME} references pip replaces from the environment
+	// when it installs: what they stand for is not known here.
+	Env []Word `json:"env"`
+	Pos Pos    `json:"pos"`
 }
 
 // Specifier is one version clause, e.g. ">=" "0.3.13".
@@ -84,70 +87,6 @@ type reqLine struct {
 	last  int
 }
 
-// joinLines mirrors pip's join_lines: a line ending in a backslash goes on
-// on the next line, unless it holds a comment.
-//
-// It stops after limit logical lines that hold more than white space (the
-// caller reports the cap): a file of a million lines is not made into a
-// million entries first.
-func joinLines(idx *lineIndex, limit int) []reqLine {
-	var out []reqLine
-	var cur *reqLine
-	full := 0
-	for line := 1; line <= idx.lines(); line++ {
-		if full > limit {
-			return out
-		}
-		s, e := idx.lineStart(line), idx.lineEnd(line)
-		raw := idx.src[s:e]
-		isComment := commentStart(string(raw)) >= 0
-		if !strings.HasSuffix(string(raw), `\`) || isComment {
-			if cur == nil {
-				cur = &reqLine{m: &mappedText{}, first: line}
-			}
-			if isComment && len(cur.m.text) > 0 {
-				// pip prefixes a space so the comment is still stripped.
-				cur.m.text = append(cur.m.text, ' ')
-				cur.m.segs = append(cur.m.segs, segment{at: len(cur.m.text) - 1, src: s})
-			}
-			cur.m.add(raw, s)
-			cur.last = line
-			if len(bytes.TrimSpace(cur.m.text)) > 0 && !isComment {
-				full++
-			}
-			out = append(out, *cur)
-			cur = nil
-			continue
-		}
-		if cur == nil {
-			cur = &reqLine{m: &mappedText{}, first: line}
-		}
-		trimmed := strings.TrimRight(string(raw), `\`)
-		trimmed = strings.TrimLeft(trimmed, `\`)
-		lead := len(raw) - len(strings.TrimLeft(string(raw), `\`))
-		cur.m.add([]byte(trimmed), s+lead)
-		cur.last = line
-	}
-	if cur != nil {
-		out = append(out, *cur)
-	}
-	return out
-}
-
-// commentStart is where pip's (^|\s+)#.*$ matches, or -1.
-func commentStart(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '#' && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t') {
-			j := i
-			for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
-				j--
-			}
-			return j
-		}
-	}
-	return -1
-}
-
 type reqLoad struct {
 	idx *lineIndex
 	doc *RequirementsDocument
@@ -188,180 +127,18 @@ func loadRequirements(p string, src []byte) *RequirementsDocument {
 	return doc
 }
 
-// tok is a space-separated token of a logical line (pip splits on " ").
-type tok struct {
-	s, e int
-	text string
-}
-
-func (r *reqLoad) word(l reqLine, s, e int) Word {
-	t := string(l.m.text[s:e])
-	return Word{Text: t, Value: strp(t), Pos: r.span(l, s, e)}
-}
-
-func (r *reqLoad) line(l reqLine) {
-	text := string(l.m.text)
-	if c := commentStart(text); c >= 0 {
-		text = text[:c]
-	}
-	// Offsets stay those of l.m.text: trim only on the right and skip left.
-	text = strings.TrimRight(text, " \t\r\n\f\v")
-	start := len(text) - len(strings.TrimLeft(text, " \t\r\n\f\v"))
-	if start >= len(text) {
-		return
-	}
-	// A line of a million options would be a million elements before the
-	// cap is checked after it: count its tokens (at most one per blank)
-	// first.
-	if n := strings.Count(text, " ") + strings.Count(text, "\t") + 1; n > maxReqElements {
-		r.spans += n
-		return
-	}
-	var toks []tok
-	for i := start; i < len(text); {
-		for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
-			i++
-		}
-		j := i
-		for j < len(text) && text[j] != ' ' && text[j] != '\t' {
-			j++
-		}
-		if j > i {
-			toks = append(toks, tok{i, j, text[i:j]})
-		}
-		i = j
-	}
-	// pip: everything before the first token starting with "-" is the
-	// requirement, the rest its options.
-	nargs := 0
-	for nargs < len(toks) && !strings.HasPrefix(toks[nargs].text, "-") {
-		nargs++
-	}
-	span := r.idx.span(l.m.source(start), r.idx.lineEnd(l.last))
-	if nargs > 0 {
-		req := r.requirement(l, toks[0].s, toks[nargs-1].e, span)
-		req.Options, req.Hashes = r.options(l, toks[nargs:], true)
-		r.doc.Requirements = append(r.doc.Requirements, req)
-		return
-	}
-	opts, _ := r.options(l, toks, false)
-	for _, o := range opts {
-		switch o.Name {
-		case "r", "requirement", "c", "constraint":
-			r.include(l, o)
-		case "e", "editable":
-			vs := r.valueSpan(l, o)
-			req := r.requirement(l, vs[0], vs[1], span)
-			req.Editable = true
-			req.Options, req.Hashes = []Flag{}, []Word{}
-			r.doc.Requirements = append(r.doc.Requirements, req)
-		}
-		r.doc.Options = append(r.doc.Options, o)
-	}
-}
-
-// options reads "--name=value", "--name value" and "-xvalue" forms. Pos spans
-// name and value.
-func (r *reqLoad) options(l reqLine, toks []tok, perReq bool) ([]Flag, []Word) {
-	flags, hashes := []Flag{}, []Word{}
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
-		name, val := "", ""
-		s, e := t.s, t.e
-		hasVal := false
-		switch {
-		case strings.HasPrefix(t.text, "--"):
-			n, v, ok := strings.Cut(t.text[2:], "=")
-			name, val, hasVal = n, v, ok
-		case strings.HasPrefix(t.text, "-") && len(t.text) > 1:
-			name = t.text[1:2]
-			if len(t.text) > 2 {
-				val, hasVal = strings.TrimPrefix(t.text[2:], "="), true
-			}
-		default:
-			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("unexpected text %q in options", t.text), Syntax: true, Pos: l.m.spanOf(r.idx, t.s, t.e)})
-			continue
-		}
-		if !hasVal && optionTakesValue(name) && i+1 < len(toks) {
-			i++
-			val, e = toks[i].text, toks[i].e
-			hasVal = true
-		}
-		if !knownOption(name, perReq) {
-			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("unknown option %q", "-"+strings.TrimPrefix(t.text, "-")), Syntax: true, Pos: r.span(l, s, e)})
-		}
-		if optionTakesValue(name) && !hasVal {
-			r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("option %q needs a value", t.text), Syntax: true, Pos: r.span(l, s, e)})
-		}
-		f := Flag{Name: longName(name), Value: val, Text: string(l.m.text[s:e]), Pos: r.span(l, s, e)}
-		if r.flagEnd == nil {
-			r.flagEnd = map[Pos]int{}
-		}
-		r.flagEnd[f.Pos] = e
-		flags = append(flags, f)
-		if f.Name == "hash" {
-			hashes = append(hashes, Word{Text: f.Text, Value: strp(val), Pos: f.Pos})
-		}
-	}
-	return flags, hashes
-}
-
-var shortOptions = map[string]string{
-	"r": "requirement", "c": "constraint", "e": "editable", "i": "index-url", "f": "find-links",
-}
-
-func longName(n string) string {
-	if l, ok := shortOptions[n]; ok {
-		return l
-	}
-	return n
-}
-
-var lineOptions = map[string]bool{
-	"requirement": true, "constraint": true, "editable": true, "index-url": true,
-	"extra-index-url": true, "no-index": false, "find-links": true, "pre": false,
-	"prefer-binary": false, "require-hashes": false, "only-binary": true, "no-binary": true,
-	"trusted-host": true, "use-feature": true,
-}
-
-var reqOptions = map[string]bool{"hash": true, "config-settings": true, "global-option": true}
-
-func knownOption(n string, perReq bool) bool {
-	n = longName(n)
-	if perReq {
-		_, ok := reqOptions[n]
-		return ok
-	}
-	_, ok := lineOptions[n]
-	return ok
-}
-
-func optionTakesValue(n string) bool {
-	n = longName(n)
-	return lineOptions[n] || reqOptions[n]
-}
-
-// valueSpan finds an option's value in the logical text.
-func (r *reqLoad) valueSpan(l reqLine, o Flag) [2]int {
-	// Where options() found the flag: a search of the line for its text
-	// would be quadratic on a line of 20,000 options, and would find the
-	// first of two equal ones.
-	if end, ok := r.flagEnd[o.Pos]; ok && end-len(o.Value) >= 0 {
-		return [2]int{end - len(o.Value), end}
-	}
-	return [2]int{0, len(l.m.text)}
-}
-
-func (r *reqLoad) include(l reqLine, o Flag) {
+func (r *reqLoad) include(l reqLine, o parsedOption) {
 	kind := "requirement"
-	if o.Name == "constraint" {
+	if o.flag.Name == "constraint" {
 		kind = "constraint"
 	}
-	vs := r.valueSpan(l, o)
-	inc := Include{Kind: kind, Target: r.word(l, vs[0], vs[1]), Pos: o.Pos}
-	target := o.Value
+	target := o.flag.Value
+	w := Word{Text: string(l.m.text[o.vs:o.ve]), Value: strp(target), Pos: r.span(l, o.vs, o.ve)}
+	inc := Include{Kind: kind, Target: w, Pos: o.flag.Pos}
 	switch {
 	case target == "":
+	case envRe.MatchString(target):
+		r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("-%s %s: the path comes from the environment (pip expands ${NAME} when it installs), which buildgate cannot read: not read", kind[:1], target), Pos: inc.Target.Pos})
 	case isURL(target):
 		r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf("-%s %s: includes from URLs are not read", kind[:1], target), Pos: inc.Target.Pos})
 	default:
@@ -387,6 +164,9 @@ func isURL(s string) bool {
 
 var schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 
+// envRe is pip's ENV_VAR_RE: ${NAME}, upper-case letters, digits and _.
+var envRe = regexp.MustCompile(`\$\{[A-Z0-9_]+\}`)
+
 func isLocalPath(s string) bool {
 	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") || strings.Contains(s, "/") || strings.Contains(s, `\`) {
 		return true
@@ -407,7 +187,10 @@ var eggRe = regexp.MustCompile(`[#&]egg=([A-Za-z0-9][A-Za-z0-9._-]*)`)
 func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 	text := string(l.m.text[:e])
 	req := Requirement{
-		Raw: text[s:e], Extras: []Word{}, Specifiers: []Specifier{}, Options: []Flag{}, Hashes: []Word{}, Pos: span,
+		Raw: text[s:e], Extras: []Word{}, Specifiers: []Specifier{}, Options: []Flag{}, Hashes: []Word{}, Env: []Word{}, Pos: span,
+	}
+	for _, m := range envRe.FindAllStringIndex(text[s:e], 64) {
+		req.Env = append(req.Env, r.word(l, s+m[0], s+m[1]))
 	}
 	// Errors quote at most the start of the requirement, and one
 	// requirement gives at most a few: a line of 100,000 empty clauses
@@ -428,10 +211,15 @@ func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 		}
 		r.doc.Errors = append(r.doc.Errors, Error{Message: fmt.Sprintf(format, args...), Syntax: true, Pos: r.span(l, at, e)})
 	}
-	// Markers follow "; " on URL forms and ";" on named ones.
+	// Markers follow "; " on a line that starts with a URL, ";" on others
+	// (pip's parse_req_from_line).
 	body, markerAt := e, -1
-	if i := strings.Index(text[s:e], ";"); i >= 0 {
-		body, markerAt = s+i, s+i+1
+	sep := ";"
+	if isURL(text[s:e]) {
+		sep = "; "
+	}
+	if i := strings.Index(text[s:e], sep); i >= 0 {
+		body, markerAt = s+i, s+i+len(sep)
 	}
 	if markerAt >= 0 {
 		ms := markerAt
@@ -460,15 +248,19 @@ func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 		} else {
 			req.LocalPath = &w
 		}
-		if m := eggRe.FindStringSubmatchIndex(first); m != nil {
-			r.setName(&req, l, s+m[2], s+m[3])
-		} else if n := wheelName(first); n != "" {
-			req.Name, req.Normalized = n, NormalizeName(n)
+		if !r.wheel(&req, l, s, first) {
+			if m := eggRe.FindStringSubmatchIndex(first); m != nil {
+				r.setName(&req, l, s+m[2], s+m[3])
+			}
 		}
 		return req
 	}
 	i := s
 	m := pepNameRe.FindStringIndex(text[i:body])
+	if m == nil && strings.HasPrefix(text[i:body], "${") {
+		fail(i, "the project name in %q comes from the environment (pip expands ${NAME} when it installs), which buildgate cannot read: write it out", strings.TrimSpace(text[s:e]))
+		return req
+	}
 	if m == nil {
 		fail(i, "invalid requirement %q: expected a project name", strings.TrimSpace(text[s:e]))
 		return req
@@ -558,6 +350,12 @@ func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 		}
 		c := text[cs:ce]
 		op := specOpRe.FindString(c)
+		if op != "" && envRe.MatchString(c) {
+			// The version is the environment's: kept as written, for the
+			// pin rules to say it cannot be shown (req.Env).
+			req.Specifiers = append(req.Specifiers, Specifier{Op: op, Version: strings.TrimSpace(c[len(op):]), Text: c, Pos: r.span(l, cs, ce)})
+			continue
+		}
 		if op == "" {
 			fail(cs, "invalid version clause %q: expected an operator (==, >=, ~=, ...)", c)
 			continue
@@ -583,15 +381,46 @@ func (r *reqLoad) setName(req *Requirement, l reqLine, s, e int) {
 	req.Normalized = NormalizeName(req.Name)
 }
 
-// wheelName is the project name of a wheel file name, if it is one.
-func wheelName(u string) string {
-	base := u[strings.LastIndexAny(u, `/\`)+1:]
-	if i := strings.IndexAny(base, "?#"); i >= 0 {
-		base = base[:i]
+// wheelRe is pip's Wheel.wheel_file_re: name, version, optional build
+// tag, python, ABI and platform tags.
+var wheelRe = regexp.MustCompile(`^([^\s-]+?)-([^\s-]*?)(?:(?:-\d[^-]*?)?-[^\s-]+?-[^\s-]+?-[^\s-]+?\.whl|\.dist-info)$`)
+
+// wheel reads a URL or path to a wheel the way pip does: the file name
+// gives the project and the version, name==version with _ read as -
+// (parse_req_from_line). Where the file name is %-escaped, the name and
+// version point at the whole file name.
+func (r *reqLoad) wheel(req *Requirement, l reqLine, s int, first string) bool {
+	p := first
+	if i := strings.IndexAny(p, "?#"); i >= 0 && isURL(first) {
+		p = p[:i]
 	}
-	if !strings.HasSuffix(strings.ToLower(base), ".whl") {
-		return ""
+	base := strings.LastIndexAny(p, `/\`) + 1
+	raw := p[base:]
+	if !strings.HasSuffix(strings.ToLower(raw), ".whl") {
+		return false
 	}
-	name, _, _ := strings.Cut(base, "-")
-	return name
+	name := raw
+	if isURL(first) {
+		if u, err := url.PathUnescape(raw); err == nil {
+			name = u
+		}
+	}
+	m := wheelRe.FindStringSubmatchIndex(name)
+	if m == nil {
+		r.syntaxError(l, s+base, s+base+len(raw), fmt.Sprintf("%q is not a valid wheel file name (name-version[-build]-python-abi-platform.whl): pip refuses it", name))
+		return true
+	}
+	at := s + base
+	ns, ne, vs, ve := at+m[2], at+m[3], at+m[4], at+m[5]
+	if name != raw {
+		ns, ne, vs, ve = at, at+len(raw), at, at+len(raw)
+	}
+	w := r.word(l, ns, ne)
+	req.NameWord = &w
+	req.Name = strings.ReplaceAll(name[m[2]:m[3]], "_", "-")
+	req.Normalized = NormalizeName(req.Name)
+	v := strings.ReplaceAll(name[m[4]:m[5]], "_", "-")
+	req.Specifier = "==" + v
+	req.Specifiers = append(req.Specifiers, Specifier{Op: "==", Version: v, Text: string(l.m.text[vs:ve]), Pos: r.span(l, vs, ve)})
+	return true
 }

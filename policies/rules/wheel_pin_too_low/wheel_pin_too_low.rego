@@ -46,3 +46,17 @@ deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), {"text": r.
 	msg := sprintf("`%s %s` admits %s, below the minimum %s; require `%s`", [r.name, r.specifier, w, m.minimum, pin.wanted(m)])
 	fix := {"description": sprintf("require %s >= %s", [r.name, m.minimum]), "replacement": sprintf(">= %s", [m.minimum]), "pos": pin.spec_span(r)}
 }
+
+# A version only the environment knows: pip replaces ${NAME} when it
+# installs, so no version can be shown to meet the minimum (fail closed).
+deny contains lib.finding_at(d, pin.spec_span(r), msg) if {
+	some m in lib.migrations
+	some d in lib.documents("requirements")
+	lib.in_scope(m, d.path)
+	some r in d.requirements
+	pin.names(m, r)
+	pin.from_index(r)
+	contains(r.specifier, "${")
+	vars := concat(", ", [e.text | some e in r.env])
+	msg := sprintf("the version in `%s %s` comes from the environment (%s), which pip reads only when it installs: buildgate cannot show it is at least %s; write the version out: `%s`", [r.name, r.specifier, vars, m.minimum, pin.wanted(m)])
+}

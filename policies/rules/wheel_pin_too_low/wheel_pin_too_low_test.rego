@@ -52,3 +52,18 @@ test_witness_in_message if {
 test_url_requirements_are_another_rule if {
 	passes("mooncake-transfer-engine-rocm @ https://example.com/m-0.3.1-py3-none-any.whl")
 }
+
+# Issue 14: pip expands ${NAME} from the environment when it installs; the
+# pin cannot be shown to meet the minimum, so it is reported (fail closed).
+test_version_from_the_environment if {
+	got := rule.deny with input as fx.one("requirements", "requirements/rocm.txt", ["mooncake-transfer-engine-rocm>=${MC_VERSION}"])
+	count(got) == 1
+	some f in got
+	contains(f.msg, "comes from the environment (${MC_VERSION})")
+	f.pos.column == 30
+}
+
+test_environment_outside_the_version_is_fine if {
+	got := rule.deny with input as fx.one("requirements", "requirements/rocm.txt", ["mooncake-transfer-engine-rocm>=0.3.13 ; python_version > \"${PY}\""])
+	count(got) == 0
+}
