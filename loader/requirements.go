@@ -94,8 +94,6 @@ type reqLoad struct {
 	// spans counts the positioned elements made (names, specifiers,
 	// hashes, options …), for maxReqElements.
 	spans int
-	// flagEnd is where each option (by position) ends in its line.
-	flagEnd map[Pos]int
 }
 
 // span is l.m.spanOf, counted.
