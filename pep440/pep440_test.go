@@ -239,3 +239,67 @@ func FuzzSpecifier(f *testing.F) {
 		}
 	})
 }
+
+// Issue 14: differences found against packaging's own tests.
+func TestPackagingDifferences(t *testing.T) {
+	for in, want := range map[string]string{
+		"1.0+007":       "1.0+7", // numeric local parts are numbers
+		"1.0+AbC.007.x": "1.0+abc.7.x",
+		"1.0\v":         "1.0", // Python's white space around a version
+		"\u202f1.0":     "1.0",
+		"1.0\u2029":     "1.0",
+		"1.0\x1c":       "1.0",
+	} {
+		v, err := Parse(in)
+		if err != nil || v.String() != want {
+			t.Errorf("Parse(%q) = %v, %v; want %s", in, v, err, want)
+		}
+	}
+	// ===1.0a1 names a pre-release, so it admits it (packaging 21.3 and 22+).
+	set, _ := ParseSet("===1.0a1")
+	if !set.Contains(MustParse("1.0a1")) {
+		t.Error("===1.0a1 does not admit 1.0a1")
+	}
+	if set, _ := ParseSet("===foobar"); set.AllowsPrereleases() {
+		t.Error("===foobar names no pre-release")
+	}
+}
+
+// The one place pip 23 (packaging 21.3) and packaging 22+ (pip 24.1+)
+// disagree: a < or > clause naming a pre-release admits pre-releases in
+// packaging 22+ only. buildgate follows packaging 22+ by default, so that
+// a pin is reported when either pip would install a version below the
+// minimum; both sides are tested.
+func TestPrereleaseRules(t *testing.T) {
+	cases := []struct {
+		spec, version string
+		pip23, pkg22  bool
+	}{
+		{">1.0a1", "1.0a2", false, true},
+		{"<1.0rc2", "1.0rc1", false, true},
+		{">1.0.dev1", "1.0", true, true},
+		{">=1.0a1", "1.0a2", true, true},
+		{"<=1.0a1", "1.0a1", true, true},
+		{"~=1.0a1", "1.0a2", true, true},
+		{"==1.0a1", "1.0a1", true, true},
+		{"===1.0a1", "1.0a1", true, true},
+		{"!=1.0a1", "1.0a2", false, false},
+		{">1.0", "1.1a1", false, false},
+	}
+	for _, c := range cases {
+		set, err := ParseSet(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := MustParse(c.version)
+		if got := set.ContainsBy(v, Pip23); got != c.pip23 {
+			t.Errorf("pip 23: %s contains %s = %v, want %v", c.spec, c.version, got, c.pip23)
+		}
+		if got := set.ContainsBy(v, Packaging22); got != c.pkg22 {
+			t.Errorf("packaging 22+: %s contains %s = %v, want %v", c.spec, c.version, got, c.pkg22)
+		}
+		if set.Contains(v) != c.pkg22 {
+			t.Errorf("default: %s contains %s is not packaging 22+'s", c.spec, c.version)
+		}
+	}
+}

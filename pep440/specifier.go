@@ -178,24 +178,45 @@ func (s Set) String() string {
 	return strings.Join(parts, ",")
 }
 
-// AllowsPrereleases is pip's rule: a set admits pre-releases when one of its
-// inclusive clauses names a pre-release (>=1.0rc1, ==2.0b1, ~=1.0a1, ...).
-func (s Set) AllowsPrereleases() bool {
+// PrereleaseRule says which clauses, naming a pre-release, let a set admit
+// pre-releases. pip 23 (its vendored packaging 21.3) and packaging 22+
+// (vendored by pip 24.1 and later) differ on < and >.
+type PrereleaseRule int
+
+const (
+	// Packaging22 is packaging 22+ and pip 24.1+: every clause but !=
+	// (==, ===, ~=, >=, <=, >, <). The default: a pin is reported when
+	// either pip would install a version below the minimum.
+	Packaging22 PrereleaseRule = iota
+	// Pip23 is pip 23 (packaging 21.3): ==, ===, ~=, >=, <= only.
+	Pip23
+)
+
+// AllowsPrereleases is the default rule (Packaging22).
+func (s Set) AllowsPrereleases() bool { return s.AllowsPrereleasesBy(Packaging22) }
+
+// AllowsPrereleasesBy reports whether the set admits pre-releases: forced
+// by Prereleases, else when one of its clauses names a pre-release
+// (>=1.0rc1, ==2.0b1, ~=1.0a1, ===1.0a1, and by Packaging22 >1.0a1, <2.0b1).
+func (s Set) AllowsPrereleasesBy(rule PrereleaseRule) bool {
 	if s.Prereleases != nil {
 		return *s.Prereleases
 	}
 	for _, sp := range s.Specs {
-		if sp.Op != "!=" && sp.Op != "===" && sp.Version.IsPrerelease() {
+		switch {
+		case sp.Op == "!=":
+		case sp.Op == "===" && sp.Version.Release == nil: // ===foobar names no version
+		case rule == Pip23 && (sp.Op == "<" || sp.Op == ">"):
+		case sp.Version.IsPrerelease():
 			return true
 		}
 	}
 	return false
 }
 
-// Contains reports whether v satisfies every clause, with the set's
-// pre-release handling.
-func (s Set) Contains(v Version) bool {
-	if v.IsPrerelease() && !s.AllowsPrereleases() {
+// ContainsBy is Contains under a pre-release rule.
+func (s Set) ContainsBy(v Version, rule PrereleaseRule) bool {
+	if v.IsPrerelease() && !s.AllowsPrereleasesBy(rule) {
 		return false
 	}
 	for _, sp := range s.Specs {
@@ -205,6 +226,10 @@ func (s Set) Contains(v Version) bool {
 	}
 	return true
 }
+
+// Contains reports whether v satisfies every clause, with the set's
+// pre-release handling.
+func (s Set) Contains(v Version) bool { return s.ContainsBy(v, Packaging22) }
 
 // AdmitsBelow reports whether some version lower than min satisfies the set,
 // and returns one. The search is exact over the boundaries that matter: a set

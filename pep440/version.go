@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Version is a parsed PEP 440 version.
@@ -41,7 +42,7 @@ var localSep = regexp.MustCompile(`[-_.]`)
 // Parse reads a version, accepting every spelling PEP 440 normalises
 // (case, "alpha" for "a", "-1" for ".post1", a leading "v", ...).
 func Parse(s string) (Version, error) {
-	m := versionRe.FindStringSubmatch(strings.ToLower(s))
+	m := versionRe.FindStringSubmatch(strings.ToLower(trimPySpace(s)))
 	if m == nil {
 		return Version{}, fmt.Errorf("invalid version %q", s)
 	}
@@ -111,9 +112,24 @@ func (v Version) String() string {
 		fmt.Fprintf(&b, ".dev%d", v.Dev)
 	}
 	if len(v.Local) > 0 {
-		b.WriteString("+" + strings.Join(v.Local, "."))
+		// Numeric parts are numbers: 1.0+007 is 1.0+7.
+		parts := make([]string, len(v.Local))
+		for i, p := range v.Local {
+			if n, ok := numeric(p); ok {
+				p = n.String()
+			}
+			parts[i] = p
+		}
+		b.WriteString("+" + strings.Join(parts, "."))
 	}
 	return b.String()
+}
+
+// trimPySpace strips what Python's \s matches around a version (packaging
+// anchors its pattern with ^\s* and \s*$): Unicode white space, and the
+// information separators U+001C-U+001F, which Python counts as space.
+func trimPySpace(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f })
 }
 
 func (v Version) releaseString() string {
