@@ -303,71 +303,6 @@ func isCommentLine(b []byte) bool {
 	return len(t) > 0 && t[0] == '#'
 }
 
-// token is a span of the logical text.
-type token struct{ start, end int }
-
-// splitTokens splits text on white space outside quotes, from offset at.
-func splitTokens(text []byte, at int, escape byte) []token {
-	var out []token
-	i := at
-	space := func(c byte) bool { return isShellSpace(c) || c == '\v' || c == '\f' }
-	for i < len(text) {
-		for i < len(text) && space(text[i]) {
-			i++
-		}
-		if i >= len(text) {
-			break
-		}
-		start := i
-		var quote byte
-		for i < len(text) {
-			c := text[i]
-			if c == escape && i+1 < len(text) {
-				i += 2
-				continue
-			}
-			if quote != 0 {
-				if c == quote {
-					quote = 0
-				}
-			} else if c == '"' || c == '\'' {
-				quote = c
-			} else if space(c) {
-				break
-			}
-			i++
-		}
-		out = append(out, token{start, i})
-	}
-	return out
-}
-
-// jsonTokens finds the string literals of an exec-form JSON array.
-func jsonTokens(text []byte, at int) []token {
-	var out []token
-	for i := at; i < len(text); i++ {
-		if text[i] != '"' {
-			continue
-		}
-		start := i
-		for i++; i < len(text) && text[i] != '"'; i++ {
-			if text[i] == '\\' {
-				i++
-			}
-		}
-		out = append(out, token{start, min(i+1, len(text))})
-	}
-	return out
-}
-
-func nodeArgs(n *parser.Node) []string {
-	var out []string
-	for a := n.Next; a != nil; a = a.Next {
-		out = append(out, a.Value)
-	}
-	return out
-}
-
 func (d *dockerLoad) instructions(ast *parser.Node) {
 	var stage *Stage
 	for _, n := range ast.Children {
@@ -440,22 +375,19 @@ func (d *dockerLoad) instruction(n *parser.Node) (Instruction, any) {
 		in.Flags = append(in.Flags, Flag{Name: name, Value: val, Text: raw, Pos: m.spanOf(d.idx, t.start, t.end)})
 		rest = t.end
 	}
+	// buildkit drops a "--" that ends the flags (extractBuilderFlags).
+	if i := len(n.Flags); i < len(toks) && string(text[toks[i].start:toks[i].end]) == "--" {
+		rest = toks[i].end
+	}
 	for rest < len(text) && isShellSpace(text[rest]) {
 		rest++
 	}
 	in.ExecForm = n.Attributes["json"]
 	values := nodeArgs(n)
-	var argToks []token
-	switch {
-	case in.ExecForm:
-		argToks = jsonTokens(text, rest)
-	case in.Cmd == "run" || in.Cmd == "cmd" || in.Cmd == "entrypoint" || in.Cmd == "shell" ||
-		in.Cmd == "maintainer" || in.Cmd == "user" || in.Cmd == "workdir" || in.Cmd == "stopsignal" || in.Cmd == "onbuild":
-		if rest < len(text) {
-			argToks = []token{{rest, len(text)}}
-		}
-	default:
-		argToks = splitTokens(text, rest, d.escape)
+	argToks := argTokens(in.Cmd, in.ExecForm, text, rest, d.escape)
+	if in.Cmd == "onbuild" && len(argToks) == 1 {
+		// The trigger is an instruction of its own: its text is the value.
+		values = []string{string(text[argToks[0].start:argToks[0].end])}
 	}
 	for i, t := range argToks {
 		w := Word{Text: string(text[t.start:t.end]), Pos: m.spanOf(d.idx, t.start, t.end)}
@@ -482,7 +414,7 @@ func (d *dockerLoad) instruction(n *parser.Node) (Instruction, any) {
 		for i, kv := range c.Args {
 			def := ArgDef{Name: kv.Key, Pos: in.Pos, NamePos: in.Pos}
 			if kv.Value != nil {
-				def.Default = strp(unquote(*kv.Value))
+				def.Default = strp(dockerValue(*kv.Value, d.escape))
 			}
 			if len(argToks) == len(c.Args) {
 				t := argToks[i]
@@ -518,7 +450,7 @@ func (d *dockerLoad) flagWord(flags []Flag, name, value string) *Word {
 func (d *dockerLoad) pairs(kvs instructions.KeyValuePairs, toks []token, m *mappedText, whole Pos) []EnvPair {
 	out := []EnvPair{}
 	for i, kv := range kvs {
-		p := EnvPair{Key: kv.Key, Value: unquote(kv.Value), Pos: whole}
+		p := EnvPair{Key: kv.Key, Value: dockerValue(kv.Value, d.escape), Pos: whole}
 		if len(toks) == len(kvs) {
 			p.Pos = m.spanOf(d.idx, toks[i].start, toks[i].end)
 		} else if len(toks) > 0 && len(kvs) == 1 {
@@ -550,17 +482,4 @@ func (d *dockerLoad) heredocs(in *Instruction, n *parser.Node, lastCmdLine int) 
 		in.Heredocs = append(in.Heredocs, Heredoc{Name: h.Name, Body: h.Content, Expand: h.Expand, Chomp: h.Chomp, Pos: pos})
 		line++
 	}
-}
-
-// unquote removes one level of surrounding quotes, as the builder does when
-// it expands an ARG default or ENV value (variables stay as written).
-func unquote(s string) string {
-	if len(s) >= 2 && s[0] == s[len(s)-1] && (s[0] == '"' || s[0] == '\'') {
-		inner := s[1 : len(s)-1]
-		if s[0] == '"' {
-			inner = unescapeDouble(inner)
-		}
-		return inner
-	}
-	return s
 }

@@ -127,7 +127,9 @@ func checkText(doc Document, src []byte) {
 		return
 	}
 	for i := bytes.IndexByte(src, '\r'); i >= 0; {
-		if i+1 >= len(src) || src[i+1] != '\n' {
+		// A CR that ends the file breaks no line (buildkit drops it as
+		// it drops the CR of a CR LF).
+		if i+1 < len(src) && src[i+1] != '\n' {
 			x := newLineIndex(src)
 			addError(doc, Error{Message: "the file has a line break that is a lone CR (old Mac style): Docker and the shell do not read it as a line break; convert the line endings to LF", Syntax: true, Pos: x.span(i, i+1)})
 			break

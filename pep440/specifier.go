@@ -14,14 +14,19 @@ type Specifier struct {
 	Wildcard bool // ==V.* or !=V.*
 }
 
-var clauseRe = regexp.MustCompile(`^\s*(===|~=|==|!=|<=|>=|<|>)\s*(\S+)\s*$`)
+var clauseRe = regexp.MustCompile(`^(===|~=|==|!=|<=|>=|<|>)(\S+)$`)
 
 // ParseSpecifier reads one clause, checking what PEP 440 allows each
 // operator: wildcards only with == and !=, local labels only with ==, != and
 // ===, at least two release segments with ~=.
 func ParseSpecifier(s string) (Specifier, error) {
-	m := clauseRe.FindStringSubmatch(s)
-	if m == nil {
+	// Python's white space around the clause and after the operator.
+	t := trimPySpace(s)
+	if op := opRe.FindString(t); op != "" {
+		t = op + trimPySpace(t[len(op):])
+	}
+	m := clauseRe.FindStringSubmatch(t)
+	if m == nil || strings.IndexFunc(m[2], isPySpace) >= 0 {
 		return Specifier{}, fmt.Errorf("invalid specifier %q", s)
 	}
 	sp := Specifier{Op: m[1], Raw: m[2]}
@@ -60,13 +65,20 @@ func ParseSpecifier(s string) (Specifier, error) {
 	return sp, nil
 }
 
+var opRe = regexp.MustCompile(`^(===|~=|==|!=|<=|>=|<|>)`)
+
 func (s Specifier) String() string { return s.Op + s.Raw }
 
 // Contains reports whether v satisfies the clause, pre-releases aside.
 func (s Specifier) Contains(v Version) bool {
 	switch s.Op {
 	case "===":
-		return strings.EqualFold(s.Raw, v.String())
+		// The candidate as written: "1.01" is not ===1.1.
+		raw := v.Raw
+		if raw == "" {
+			raw = v.String()
+		}
+		return strings.EqualFold(s.Raw, raw)
 	case "==":
 		return s.equal(v)
 	case "!=":
@@ -82,8 +94,10 @@ func (s Specifier) Contains(v Version) bool {
 		if Compare(v.Public(), s.Version) >= 0 {
 			return false
 		}
-		// <V excludes pre-releases of V itself unless V is one.
-		if !s.Version.IsPrerelease() && v.IsPrerelease() && Compare(v.Base(), s.Version.Base()) == 0 {
+		// <V excludes pre-releases of V itself unless V is one: 1.0a1
+		// for <1.0, 1.0.post1.dev0 for <1.0.post1 (but not 1.0a1 for
+		// <1.0.post1, which is a pre-release of 1.0: packaging 22+).
+		if !s.Version.IsPrerelease() && v.IsPrerelease() && Compare(v.final(), s.Version) == 0 {
 			return false
 		}
 		return true
@@ -91,8 +105,10 @@ func (s Specifier) Contains(v Version) bool {
 		if Compare(v.Public(), s.Version) <= 0 {
 			return false
 		}
-		// >V excludes post-releases of V unless V is one, and V's local versions.
-		if !s.Version.IsPostrelease() && v.IsPostrelease() && Compare(v.Base(), s.Version.Base()) == 0 {
+		// >V excludes post-releases of V unless V is one (1.0.post0 for
+		// >1.0, but not for >1.0.dev1: packaging 22+), and V's local
+		// versions.
+		if !s.Version.IsPostrelease() && v.IsPostrelease() && Compare(v.unposted(), s.Version) == 0 {
 			return false
 		}
 		if len(v.Local) > 0 && Compare(v.Public(), s.Version) == 0 {
@@ -309,4 +325,19 @@ func neighbours(b Version) []Version {
 		}
 	}
 	return out
+}
+
+// containsString is Contains for a candidate that is no PEP 440 version
+// ("foobar"): only === clauses can admit it, comparing strings without
+// regard to case.
+func (s Set) containsString(v string) bool {
+	if len(s.Specs) == 0 {
+		return true // no clause to refuse it
+	}
+	for _, sp := range s.Specs {
+		if sp.Op != "===" || !strings.EqualFold(sp.Raw, v) {
+			return false
+		}
+	}
+	return true
 }

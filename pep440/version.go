@@ -26,6 +26,9 @@ type Version struct {
 	Post  int
 	Dev   int
 	Local []string // lower case, split on . _ -
+	// Raw is the text parsed, white space trimmed: === compares it (a
+	// candidate "1.01" is not ===1.1, though they are equal versions).
+	Raw string
 }
 
 // The canonical regular expression of PEP 440's appendix B.
@@ -42,12 +45,20 @@ var localSep = regexp.MustCompile(`[-_.]`)
 // Parse reads a version, accepting every spelling PEP 440 normalises
 // (case, "alpha" for "a", "-1" for ".post1", a leading "v", ...).
 func Parse(s string) (Version, error) {
-	m := versionRe.FindStringSubmatch(strings.ToLower(trimPySpace(s)))
+	raw := trimPySpace(s)
+	// Only ASCII spells a version, as packaging 26's parser has it: Go's
+	// (and Python's) case folding would read "1.0+İ" as "1.0+i".
+	for i := 0; i < len(raw); i++ {
+		if raw[i] >= 0x80 {
+			return Version{}, fmt.Errorf("invalid version %q: only ASCII letters and digits spell a version", s)
+		}
+	}
+	m := versionRe.FindStringSubmatch(strings.ToLower(raw))
 	if m == nil {
 		return Version{}, fmt.Errorf("invalid version %q", s)
 	}
 	g := func(name string) string { return m[versionRe.SubexpIndex(name)] }
-	v := Version{Post: -1, Dev: -1}
+	v := Version{Post: -1, Dev: -1, Raw: raw}
 	var err error
 	num := func(s string) int {
 		if s == "" {
@@ -128,9 +139,9 @@ func (v Version) String() string {
 // trimPySpace strips what Python's \s matches around a version (packaging
 // anchors its pattern with ^\s* and \s*$): Unicode white space, and the
 // information separators U+001C-U+001F, which Python counts as space.
-func trimPySpace(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f })
-}
+func trimPySpace(s string) string { return strings.TrimFunc(s, isPySpace) }
+
+func isPySpace(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f }
 
 func (v Version) releaseString() string {
 	parts := make([]string, len(v.Release))
@@ -149,12 +160,30 @@ func (v Version) IsPostrelease() bool { return v.Post >= 0 }
 // Public is the version without its local label.
 func (v Version) Public() Version {
 	v.Local = nil
+	v.Raw = ""
 	return v
 }
 
 // Base is epoch and release only.
 func (v Version) Base() Version {
 	return Version{Epoch: v.Epoch, Release: v.Release, Post: -1, Dev: -1}
+}
+
+// final is the release a pre-release leads to: the release segments for
+// an alpha, beta or candidate (1.0a1, 2.0a1.post1: 1.0, 2.0), else the
+// version without its development part (1.0.post1.dev0: 1.0.post1).
+func (v Version) final() Version {
+	if v.PreL != "" {
+		return Version{Epoch: v.Epoch, Release: v.Release, Post: -1, Dev: -1}
+	}
+	return Version{Epoch: v.Epoch, Release: v.Release, Post: v.Post, Dev: -1}
+}
+
+// unposted is what a post-release follows: the version without its post
+// and development parts (1.0.post1, 2.0.post1.dev1: 1.0, 2.0; 1.0a2.post0:
+// 1.0a2).
+func (v Version) unposted() Version {
+	return Version{Epoch: v.Epoch, Release: v.Release, PreL: v.PreL, PreN: v.PreN, Post: -1, Dev: -1}
 }
 
 func cmpInt(a, b int) int {
