@@ -3,9 +3,9 @@ package pep440
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"path/filepath"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
