@@ -2,7 +2,6 @@ package loader
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -193,10 +191,9 @@ func inFile(doc Document, src []byte) {
 // syntax errors after the first are named in its message, not reported
 // apart. Errors of parts not read stay as they are.
 func foldKnockOns(errs []Error) []Error {
-	errs = slices.Clone(errs)
-	slices.SortStableFunc(errs, func(a, b Error) int {
-		return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column))
-	})
+	// The first error the parser met is the root cause: recovery finds the
+	// rest after it (in the file they may come before: an unclosed `case`
+	// is met at the end of the file).
 	first, n := -1, 0
 	var lines []string
 	out := make([]Error, 0, len(errs))
@@ -380,6 +377,10 @@ func (l *Loader) includes(root *RequirementsDocument, chain []string) []Document
 		}
 		src, err := l.read(inc.Path)
 		if errors.Is(err, fs.ErrNotExist) {
+			// pip stops here ("Could not open requirements file"); buildgate
+			// does not: a checkout may hold part of a repository (the vLLM
+			// corpus has rocm.txt without common.txt), and nothing is
+			// hidden (the pin rules see no pin there).
 			inc.Missing = true
 			continue
 		}

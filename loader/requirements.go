@@ -165,8 +165,10 @@ var schemeRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 // envRe is pip's ENV_VAR_RE: ${NAME}, upper-case letters, digits and _.
 var envRe = regexp.MustCompile(`\$\{[A-Z0-9_]+\}`)
 
+// isLocalPath is pip's _looks_like_path (on Linux, where Docker builds
+// run: a backslash is no separator) or an archive's file name.
 func isLocalPath(s string) bool {
-	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") || strings.Contains(s, "/") || strings.Contains(s, `\`) {
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") || strings.Contains(s, "/") {
 		return true
 	}
 	ls := strings.ToLower(s)
@@ -177,6 +179,8 @@ func isLocalPath(s string) bool {
 	}
 	return false
 }
+
+var pathExtrasRe = regexp.MustCompile(`^(.+)(\[[^\]]+\])$`)
 
 var eggRe = regexp.MustCompile(`[#&]egg=([A-Za-z0-9][A-Za-z0-9._-]*)`)
 
@@ -224,17 +228,35 @@ func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 		for ms < e && (text[ms] == ' ' || text[ms] == '\t') {
 			ms++
 		}
+		// An empty marker is none (pip: "pkg>=1.0;").
 		if ms < e {
 			w := r.word(l, ms, e)
 			req.Marker = &w
-		} else {
-			fail(markerAt-1, "empty environment marker")
+			if msg := checkMarker(*w.Value); msg != "" {
+				r.syntaxError(l, ms, e, fmt.Sprintf("invalid environment marker %q: %s", *w.Value, msg))
+			}
 		}
 	}
 	first := strings.TrimSpace(text[s:body])
 	switch {
 	case isURL(first) || (isLocalPath(first) && !strings.Contains(first, "@")):
 		end := s + len(first)
+		if !isURL(first) {
+			// pip's _strip_extras: ./pkg[dev,test] is the path ./pkg with
+			// extras.
+			if m := pathExtrasRe.FindStringSubmatchIndex(first); m != nil {
+				end = s + m[3]
+				j := s + m[4] + 1
+				for _, part := range strings.Split(first[m[4]+1:m[5]-1], ",") {
+					ps := j + len(part) - len(strings.TrimLeft(part, " \t"))
+					pe := j + len(strings.TrimRight(part, " \t"))
+					if pe > ps {
+						req.Extras = append(req.Extras, r.word(l, ps, pe))
+					}
+					j += len(part) + 1
+				}
+			}
+		}
 		w := r.word(l, s, end)
 		if isURL(first) {
 			req.URL = &w

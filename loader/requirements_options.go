@@ -172,6 +172,9 @@ func (r *reqLoad) line(l reqLine) {
 		o := opts[editable]
 		req := r.requirement(l, o.vs, o.ve, span)
 		req.Editable = true
+		if req.VCS != "" && req.Name == "" {
+			r.syntaxError(l, o.vs, o.ve, fmt.Sprintf("pip cannot tell the project of the editable %q: add #egg=NAME", o.flag.Value))
+		}
 		req.Options, req.Hashes = []Flag{}, []Word{}
 		r.doc.Requirements = append(r.doc.Requirements, req)
 	case include >= 0:
@@ -241,6 +244,13 @@ func (r *reqLoad) options(l reqLine, toks []tok) []parsedOption {
 			val, vs, ve, e = toks[i].text, toks[i].s, toks[i].e, toks[i].e
 		} else if hasVal {
 			ve = t.e
+		}
+		if o.long == "hash" {
+			algo, _, ok := strings.Cut(val, ":")
+			if !ok || (algo != "sha256" && algo != "sha384" && algo != "sha512") {
+				r.syntaxError(l, t.s, e, fmt.Sprintf("--hash %q: pip takes sha256:, sha384: or sha512: followed by the digest", val))
+				return out
+			}
 		}
 		f := Flag{Name: o.long, Value: val, Text: string(l.m.text[t.s:e]), Pos: r.span(l, t.s, e)}
 		out = append(out, parsedOption{flag: f, vs: vs, ve: ve})

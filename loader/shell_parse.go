@@ -26,6 +26,7 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 	var errs []Error
 	text := src.text
 	assoc := false
+	heredocs := 0
 	for attempt := 0; ; attempt++ {
 		var p shellParse
 		parser := src.parser
@@ -73,6 +74,17 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 			}
 			assoc = true
 		}
+		if err != nil && heredocs < 16 {
+			// bash reads a here-document that never meets its delimiter to
+			// the end of the file (a warning, not an error): end it there.
+			if _, msg, ok := errorAt(err); ok && strings.HasPrefix(msg, "unclosed here-document `") {
+				delim := strings.TrimSuffix(strings.TrimPrefix(msg, "unclosed here-document `"), "`")
+				heredocs++
+				text = append(append(bytes.Clone(text), '\n'), delim+"\n"...)
+				attempt--
+				continue
+			}
+		}
 		if f != nil {
 			p.stmts, p.comments = f.Stmts, f.Last
 		}
@@ -101,7 +113,14 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 		if off > len(text) {
 			off = len(text)
 		}
-		errs = append(errs, Error{Message: "shell: " + msg, Syntax: true, Pos: src.span(off, off)})
+		at := off
+		if strings.HasPrefix(msg, "reached EOF without matching") || strings.Contains(msg, "must end with") {
+			// bash finds these at the end of the file, and names that
+			// line: so does buildgate, naming where the construct opened.
+			at = len(bytes.TrimRight(src.text, " \t\r\n"))
+			msg += fmt.Sprintf(" (it opens at line %d)", src.span(off, off).Line)
+		}
+		errs = append(errs, Error{Message: "shell: " + msg, Syntax: true, Pos: src.span(at, at)})
 		nl := bytes.IndexByte(text[off:], '\n')
 		// Each recovery parses the whole text again: bound the bytes
 		// parsed, not only the attempts (50 errors early in a 4 MB script

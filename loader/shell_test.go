@@ -103,7 +103,7 @@ func TestShellMalformed(t *testing.T) {
 	}{
 		{"unclosed quote: the rest is parsed again", "echo a\necho \"b\necho c\n", 2, []string{"echo", "echo"}},
 		{"stray fi", "echo a\nfi\necho c\n", 2, []string{"echo", "echo"}},
-		{"unclosed if", "echo a\nif true; then\n  echo b\n", 2, []string{"echo", "echo"}},
+		{"unclosed if (bash names the end of the file)", "echo a\nif true; then\n  echo b\n", 3, []string{"echo", "echo"}},
 		{"bad parenthesis", "echo a\nfoo )\necho c\n", 2, []string{"echo", "echo"}},
 		{"empty", "", 0, nil},
 	}
