@@ -303,3 +303,17 @@ func TestPrereleaseRules(t *testing.T) {
 		}
 	}
 }
+
+// Deliberate differences, failing closed (docs/documents.md): a number of
+// 2^63 or more in a version (Python's integers have no bound), and
+// non-ASCII letters that pip 23's regex would fold to ASCII keywords.
+func TestDeliberateDifferences(t *testing.T) {
+	for _, s := range []string{"1.99999999999999999999", "9223372036854775808.0", "1.0.poſt1", "1.0prevİew1", "1.0+İ"} {
+		if _, err := Parse(s); err == nil {
+			t.Errorf("Parse(%q) succeeded; buildgate refuses it (the requirement becomes an error, BG001)", s)
+		}
+	}
+	if _, err := Parse("9223372036854775807"); err != nil {
+		t.Errorf("2^63-1 is refused: %v", err)
+	}
+}
