@@ -50,13 +50,18 @@ func (GitHub) Report(w io.Writer, r *Result) error {
 	return err
 }
 
-// JUnit is JUnit XML: one testsuite per file checked, a failing testcase
-// per finding, a passing one for a clean file.
+// JUnit is JUnit XML in the form the Jenkins xunit schema (junit-10.xsd,
+// which pytest validates against) accepts: one testsuite per file checked,
+// a failing testcase per finding (its place in the failure's text, since
+// testcase has no file or line attributes there), a passing one for a
+// clean file, and with --show-suppressed a skipped one per suppressed
+// finding, its reason the skip message.
 type JUnit struct{}
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
+	Time     string       `xml:"time,attr,omitempty"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
@@ -68,15 +73,19 @@ type junitSuite struct {
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
-	File      string        `xml:"file,attr,omitempty"`
-	Line      int           `xml:"line,attr,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped"`
 	Failure   *junitFailure `xml:"failure"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -100,7 +109,11 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 	for _, p := range r.Paths {
 		add(p)
 	}
-	for _, f := range r.Findings {
+	list := r.Findings
+	if r.ShowSuppressed {
+		list = append(append([]engine.Finding(nil), list...), r.Suppressed...)
+	}
+	for _, f := range list {
 		p := f.Path
 		if p == "" {
 			p = repositoryName
@@ -109,6 +122,9 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 		byPath[p] = append(byPath[p], f)
 	}
 	out := junitSuites{Name: "buildgate"}
+	if r.Elapsed > 0 {
+		out.Time = fmt.Sprintf("%.3f", r.Elapsed.Seconds())
+	}
 	for _, p := range order {
 		s := junitSuite{Name: p}
 		for _, f := range byPath[p] {
@@ -116,21 +132,22 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 			if f.Pos.Line > 0 {
 				name += fmt.Sprintf(" at %d:%d", f.Pos.Line, f.Pos.Column)
 			}
-			s.Cases = append(s.Cases, junitCase{
-				Name:      name,
-				Classname: p,
-				File:      f.Path,
-				Line:      f.Pos.Line,
-				Failure: &junitFailure{
+			c := junitCase{Name: name, Classname: p}
+			if f.Suppression != nil {
+				c.Skipped = &junitSkipped{Message: "suppressed (" + suppressionText(f) + "): " + oneLine(f.Message)}
+				s.Skipped++
+			} else {
+				c.Failure = &junitFailure{
 					Message: f.Message,
 					Type:    f.Rule,
 					Text:    fmt.Sprintf("%s: %s: %s [%s %s]", where, f.Severity, f.Message, f.Rule, f.Name),
-				},
-			})
-			s.Failures++
+				}
+				s.Failures++
+			}
+			s.Cases = append(s.Cases, c)
 		}
 		if len(s.Cases) == 0 {
-			s.Cases = []junitCase{{Name: "buildgate", Classname: p, File: p}}
+			s.Cases = []junitCase{{Name: "buildgate", Classname: p}}
 		}
 		s.Tests = len(s.Cases)
 		out.Tests += s.Tests
@@ -165,6 +182,7 @@ func (Markdown) Report(w io.Writer, r *Result) error {
 	s := r.Summarize()
 	if s.Findings == 0 {
 		fmt.Fprintf(&b, "### buildgate: no findings in %s\n", plural(s.Files, "file"))
+		markdownSuppressed(&b, r)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -183,6 +201,18 @@ func (Markdown) Report(w io.Writer, r *Result) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s %s | %d:%d | %s |\n", f.Severity, f.Rule, f.Name, f.Pos.Line, f.Pos.Column, mdCell(f.Message))
 	}
+	markdownSuppressed(&b, r)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// markdownSuppressed lists the suppressed findings with --show-suppressed.
+func markdownSuppressed(b *strings.Builder, r *Result) {
+	if !r.ShowSuppressed || len(r.Suppressed) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n#### Suppressed (%d)\n\n| severity | rule | where | message | reason |\n|---|---|---|---|---|\n", len(r.Suppressed))
+	for _, f := range r.Suppressed {
+		fmt.Fprintf(b, "| %s | %s %s | %s | %s | %s |\n", f.Severity, f.Rule, f.Name, mdCell(Where(f)), mdCell(f.Message), mdCell(suppressionText(f)))
+	}
 }

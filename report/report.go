@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/buildgate/buildgate/engine"
 )
@@ -37,8 +38,20 @@ type Result struct {
 	// Suppressed are the findings suppressions cover (not reported, but
 	// counted, and kept in SARIF as dismissed).
 	Suppressed []engine.Finding
-	// ShowSuppressed lists them in text, JSON, markdown and JUnit too.
+	// ShowSuppressed lists them in text, JSON, markdown and JUnit too
+	// (never in SARIF: see SARIFSuppressed).
 	ShowSuppressed bool
+	// SARIFSuppressed puts them in SARIF too, marked with suppressions.
+	// Off by default: GitHub code scanning shows a suppressed result as an
+	// open alert unless the repository opts into treating them as
+	// dismissed.
+	SARIFSuppressed bool
+	// Elapsed is how long the run took (JUnit's time).
+	Elapsed time.Duration
+	// ByteColumn, when set, turns a column (Unicode code points, as
+	// findings count) on a line of a file into a UTF-8 byte column, which
+	// reviewdog counts.
+	ByteColumn func(path string, line, column int) int
 	// Baselined counts findings left out because the baseline has them;
 	// NotNew those left out because they are on unchanged lines.
 	Baselined, NotNew int
@@ -95,12 +108,16 @@ func New(format string, o Options) (Reporter, bool) {
 		return JUnit{}, true
 	case "markdown":
 		return Markdown{}, true
+	case "rdjson":
+		return RDJSON{HelpURIBase: o.HelpURIBase}, true
+	case "rdjsonl":
+		return RDJSON{Lines: true, HelpURIBase: o.HelpURIBase}, true
 	}
 	return nil, false
 }
 
 // FormatNames lists the format names, for help and errors.
-var FormatNames = []string{"text", "json", "sarif", "github", "junit", "markdown"}
+var FormatNames = []string{"text", "json", "sarif", "github", "junit", "markdown", "rdjson", "rdjsonl"}
 
 // Text is gcc-style output: path:line:col: severity: message [ID name].
 type Text struct{ Color bool }

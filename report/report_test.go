@@ -103,15 +103,15 @@ func TestJUnitEscaping(t *testing.T) {
 	}
 	want := `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="buildgate" tests="3" failures="2" errors="0">
-  <testsuite name="dir,x/a:b.sh" tests="1" failures="1" errors="0">
-    <testcase name="BG999 odd at 2:3" classname="dir,x/a:b.sh" file="dir,x/a:b.sh" line="2">
+  <testsuite name="dir,x/a:b.sh" tests="1" failures="1" errors="0" skipped="0">
+    <testcase name="BG999 odd at 2:3" classname="dir,x/a:b.sh">
       <failure message="100% &#34;quoted&#34; &lt;tag&gt; &amp; a: b, c&#xA;second line&#xD;&#xA;third" type="BG999">dir,x/a:b.sh:2:3: warning: 100% &#34;quoted&#34; &lt;tag&gt; &amp; a: b, c&#xA;second line&#xD;&#xA;third [BG999 odd]</failure>
     </testcase>
   </testsuite>
-  <testsuite name="clean.sh" tests="1" failures="0" errors="0">
-    <testcase name="buildgate" classname="clean.sh" file="clean.sh"></testcase>
+  <testsuite name="clean.sh" tests="1" failures="0" errors="0" skipped="0">
+    <testcase name="buildgate" classname="clean.sh"></testcase>
   </testsuite>
-  <testsuite name="(repository)" tests="1" failures="1" errors="0">
+  <testsuite name="(repository)" tests="1" failures="1" errors="0" skipped="0">
     <testcase name="BG998 note" classname="(repository)">
       <failure message="plain" type="BG998">(repository): note: plain [BG998 note]</failure>
     </testcase>
@@ -176,5 +176,51 @@ func TestFingerprints(t *testing.T) {
 	h := strings.Split(got[0], ":")[0]
 	if got[0] != h+":1" || got[1] != h+":2" || strings.HasPrefix(got[2], h) || strings.HasPrefix(got[3], h) {
 		t.Errorf("fingerprints %v", got)
+	}
+}
+
+// Issue 15: the cap keeps the most severe results, counts suppressed ones
+// inside it (when they are included at all), and says what it left out.
+func TestSARIFCapBySeverity(t *testing.T) {
+	rules := []engine.Rule{{ID: "E", Name: "e", Title: "t", Severity: "error"}, {ID: "W", Name: "w", Title: "t", Severity: "warning"}, {ID: "N", Name: "n", Title: "t", Severity: "note"}}
+	r := &Result{Rules: rules}
+	// Notes first in path order, errors last: a cut in path order would
+	// keep the notes.
+	for i := 0; i < 6; i++ {
+		r.Findings = append(r.Findings, engine.Finding{Rule: "N", Severity: "note", Path: "a", Pos: loader.Pos{Line: i + 1}})
+	}
+	for i := 0; i < 3; i++ {
+		r.Findings = append(r.Findings, engine.Finding{Rule: "E", Severity: "error", Path: "z", Pos: loader.Pos{Line: i + 1}})
+	}
+	r.Suppressed = []engine.Finding{{Rule: "W", Severity: "warning", Path: "m", Pos: loader.Pos{Line: 1}, Suppression: &engine.Suppression{Kind: "inSource", Justification: "why"}}}
+	r.SARIFSuppressed = true
+	var b bytes.Buffer
+	if err := (SARIF{MaxResults: 5}).Report(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID string `json:"ruleId"`
+			} `json:"results"`
+			Properties map[string]any `json:"properties"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	run := log.Runs[0]
+	var got []string
+	for _, res := range run.Results {
+		got = append(got, res.RuleID)
+	}
+	// Kept: 1 note, the 3 errors, the suppressed warning (reported findings in
+	// their order, then suppressed ones).
+	if strings.Join(got, "") != "NEEEW" {
+		t.Errorf("kept %v", got)
+	}
+	omitted, _ := run.Properties["resultsOmitted"].(map[string]any)
+	if run.Properties["resultsTotal"] != float64(10) || omitted["note"] != float64(5) || omitted["error"] != float64(0) {
+		t.Errorf("properties %v", run.Properties)
 	}
 }

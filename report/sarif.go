@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/buildgate/buildgate/engine"
@@ -225,22 +226,31 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 		limit = MaxSARIFResults
 	}
 	findings := r.Findings
+	if r.SARIFSuppressed {
+		// Marked with suppressions: a viewer that honours them shows them
+		// as dismissed.
+		findings = append(append([]engine.Finding(nil), findings...), r.Suppressed...)
+	} else if len(r.Suppressed) > 0 {
+		run.Properties["suppressedNotIncluded"] = len(r.Suppressed)
+	}
 	if len(findings) > limit {
+		kept, omitted := capBySeverity(findings, limit)
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
-			Level:   "warning",
-			Message: sarifText{Text: fmt.Sprintf("%d results, more than the %d a run may hold: only the first %d are reported", len(findings), limit, limit)},
+			Level: "warning",
+			Message: sarifText{Text: fmt.Sprintf("%d results, more than the %d a run may hold: the %d most severe are reported, %d left out (%d errors, %d warnings, %d notes)",
+				len(findings), limit, limit, len(findings)-limit, omitted[engine.SeverityError], omitted[engine.SeverityWarning], omitted[engine.SeverityNote])},
 		})
 		run.Properties["resultsTruncated"] = true
 		run.Properties["resultsTotal"] = len(findings)
-		findings = findings[:limit]
+		run.Properties["resultsOmitted"] = map[string]int{
+			"error": omitted[engine.SeverityError], "warning": omitted[engine.SeverityWarning], "note": omitted[engine.SeverityNote],
+		}
+		findings = kept
 	}
 	run.Invocations = []sarifInvocation{inv}
 	if len(run.Properties) == 0 {
 		run.Properties = nil
 	}
-	// Suppressed findings go in too, marked: code scanning shows them as
-	// dismissed instead of losing them.
-	findings = append(append([]engine.Finding(nil), findings...), r.Suppressed...)
 	fps := engine.Fingerprints(findings)
 	for i, f := range findings {
 		if f.Fingerprint == "" {
@@ -290,6 +300,30 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 	return enc.Encode(sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}})
 }
 
+// capBySeverity keeps the limit most severe findings (errors, then
+// warnings, then notes; in their order within a severity), in their
+// order, and counts by severity those left out.
+func capBySeverity(fs []engine.Finding, limit int) ([]engine.Finding, map[string]int) {
+	idx := make([]int, len(fs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		return engine.SeverityRank(fs[idx[a]].Severity) > engine.SeverityRank(fs[idx[b]].Severity)
+	})
+	omitted := map[string]int{}
+	for _, i := range idx[limit:] {
+		omitted[fs[i].Severity]++
+	}
+	keep := append([]int(nil), idx[:limit]...)
+	sort.Ints(keep)
+	out := make([]engine.Finding, len(keep))
+	for j, i := range keep {
+		out[j] = fs[i]
+	}
+	return out, omitted
+}
+
 func (s SARIF) rule(r engine.Rule) sarifRule {
 	full := r.Description
 	if full == "" {
@@ -308,13 +342,7 @@ func (s SARIF) rule(r engine.Rule) sarifRule {
 		DefaultConfiguration: sarifRuleConf{Level: level(r.Severity)},
 		Properties:           props,
 	}
-	if base := strings.TrimSpace(s.HelpURIBase); base != "" {
-		if strings.Contains(base, "{id}") {
-			sr.HelpURI = strings.ReplaceAll(base, "{id}", r.ID)
-		} else {
-			sr.HelpURI = strings.TrimSuffix(base, "/") + "/" + r.ID + ".md"
-		}
-	}
+	sr.HelpURI = helpURI(s.HelpURIBase, r.ID)
 	return sr
 }
 

@@ -39,6 +39,7 @@ type lintFlags struct {
 
 	noInline       bool
 	showSuppressed bool
+	sarifSuppr     bool
 	newFromRev     string
 	newFromBase    string
 	baseline       string
@@ -83,14 +84,15 @@ usage, configuration or policy error.`,
 	f.policy.register(fl)
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "time limit for the whole run (loading and evaluating); past it the run stops with exit 2")
 	fl.BoolVar(&f.noInline, "no-inline-ignores", false, "ignore buildgate:ignore comments (config ignores still apply)")
-	fl.BoolVar(&f.showSuppressed, "show-suppressed", false, "list suppressed findings too (text, JSON) with their reasons")
+	fl.BoolVar(&f.showSuppressed, "show-suppressed", false, "list suppressed findings too, with their reasons (text, JSON, markdown, JUnit as skipped test cases; never SARIF)")
+	fl.BoolVar(&f.sarifSuppr, "sarif-include-suppressed", false, "sarif: include suppressed findings, marked with suppressions (GitHub code scanning shows them as open alerts unless the repository treats suppressed findings as dismissed)")
 	fl.StringVar(&f.newFromRev, "new-from-rev", "", "report only findings on lines added or changed since the git revision REV (repository-level findings always)")
 	fl.StringVar(&f.newFromBase, "new-from-merge-base", "", "like --new-from-rev, from the merge base of HEAD and BRANCH")
 	fl.StringVar(&f.baseline, "baseline", "", "leave out findings recorded in FILE (a JSON report from --write-baseline)")
 	fl.StringVar(&f.configFromRev, "config-from-rev", "", "read .buildgate.yaml (or --config), --baseline, --data and --policy directories as they are at the git revision REV (the pull request's base), not from the working tree")
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "record every current finding (with fingerprints) in FILE for --baseline")
 	fl.BoolVar(&f.noDefault, "no-default-path", false, "without PATHs, check only the configured requirements files (for hooks that pass the changed files, and none when none changed)")
-	fl.StringVar(&f.category, "category", "buildgate", "sarif: automationDetails.id, which tells runs of one repository apart in code scanning")
+	fl.StringVar(&f.category, "category", "", "sarif: automationDetails.id, which tells runs of one repository apart in code scanning (default: none, so that upload-sarif's own default, which tells matrix jobs apart, applies)")
 	fl.StringVar(&f.failOn, "fail-on", "error", "lowest severity that makes the exit status 1: error, warning, note or never")
 	fl.Int64Var(&f.maxSize, "max-file-size", loader.DefaultMaxFileSize, "files larger than this many bytes are not read (a BG001 finding instead)")
 	return cmd
@@ -100,6 +102,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	started := time.Now()
 	failRank, ok := failOnRank(f.failOn)
 	if !ok {
 		return usageErr("--fail-on %q: want error, warning, note or never", f.failOn)
@@ -205,10 +208,11 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		Category: f.category,
 		Note:     note,
 
-		Suppressed:     out.Suppressed,
-		ShowSuppressed: f.showSuppressed,
-		Baselined:      out.Baselined,
-		NotNew:         out.NotNew,
+		Suppressed:      out.Suppressed,
+		ShowSuppressed:  f.showSuppressed,
+		SARIFSuppressed: f.sarifSuppr,
+		Baselined:       out.Baselined,
+		NotNew:          out.NotNew,
 	}
 	if f.writeBaseline != "" {
 		all := *res
@@ -226,10 +230,16 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if p, ok := vcs.Read(root); ok {
 		res.VersionControl = &report.VersionControl{RepositoryURI: p.RepositoryURI, RevisionID: p.Revision, Branch: p.Branch}
 	}
+	res.Elapsed = time.Since(started)
+	res.ByteColumn = byteColumns(root)
 	for _, o := range outputs {
-		if o.format == "sarif" && len(res.Findings) > report.MaxSARIFResults {
-			fmt.Fprintf(stderr, "buildgate: %d findings, more than the %d results GitHub accepts in a SARIF run: the SARIF report holds the first %d\n",
-				len(res.Findings), report.MaxSARIFResults, report.MaxSARIFResults)
+		n := len(res.Findings)
+		if f.sarifSuppr {
+			n += len(res.Suppressed)
+		}
+		if o.format == "sarif" && n > report.MaxSARIFResults {
+			fmt.Fprintf(stderr, "buildgate: %d results, more than the %d GitHub accepts in a SARIF run: the SARIF report holds the %d most severe\n",
+				n, report.MaxSARIFResults, report.MaxSARIFResults)
 		}
 		if err := writeReport(o, res, stdout, f.helpURIBase, root); err != nil {
 			return err

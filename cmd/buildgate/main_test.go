@@ -20,7 +20,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "buildgate")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	// A fixed version: reports (SARIF's tool.driver.version) stay golden.
+	out, err := exec.Command("go", "build", "-ldflags=-X main.version=dev", "-o", binary, ".").CombinedOutput()
 	if err != nil {
 		panic("go build: " + err.Error() + "\n" + string(out))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,10 +39,11 @@ type sarifDoc struct {
 		AutomationDetails  map[string]string         `json:"automationDetails"`
 		Provenance         []map[string]string       `json:"versionControlProvenance"`
 		Results            []struct {
-			RuleID    string `json:"ruleId"`
-			RuleIndex int    `json:"ruleIndex"`
-			Level     string `json:"level"`
-			Message   struct {
+			RuleID       string           `json:"ruleId"`
+			RuleIndex    int              `json:"ruleIndex"`
+			Level        string           `json:"level"`
+			Suppressions []map[string]any `json:"suppressions"`
+			Message      struct {
 				Text string `json:"text"`
 			} `json:"message"`
 			Locations []struct {
@@ -133,7 +135,9 @@ func TestSARIFForGitHub(t *testing.T) {
 	if len(ids) != 12 {
 		t.Errorf("%d rules", len(ids))
 	}
-	if run.AutomationDetails["id"] != "buildgate/" || run.OriginalURIBaseIDs["%SRCROOT%"] == nil || !run.Invocations[0].ExecutionSuccessful {
+	// No --category: no automationDetails, so that upload-sarif's own
+	// category (workflow, job and matrix values) tells runs apart.
+	if run.AutomationDetails != nil || run.OriginalURIBaseIDs["%SRCROOT%"] == nil || !run.Invocations[0].ExecutionSuccessful {
 		t.Errorf("run: automation %v, bases %v, invocations %+v", run.AutomationDetails, run.OriginalURIBaseIDs, run.Invocations)
 	}
 	if len(run.Results) != 62 {
@@ -311,5 +315,96 @@ func TestSeveralFormats(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q", tt.args, r.code, r.stderr)
 		}
+	}
+}
+
+// Issue 15, through the binary: 25,050 results (25,000 notes, then 50
+// errors in a later file, 10 of them suppressed) never exceed GitHub's
+// cap, the errors are kept, and suppressed results are left out unless
+// asked for.
+func TestSARIFCapThroughTheBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("25,050 findings")
+	}
+	pol := t.TempDir()
+	os.WriteFile(filepath.Join(pol, "many.rego"), []byte(`# METADATA
+# title: Many notes
+# custom:
+#   id: XN001
+#   name: many-notes
+#   severity: note
+package buildgate.rules.test.many_notes
+
+deny contains {"msg": sprintf("note %d", [i]), "path": "a.sh", "pos": {"line": 1, "column": 1, "end_line": 1, "end_column": 2}} if {
+	some d in input.documents
+	d.path == "a.sh"
+	some i in numbers.range(1, 25000)
+}
+`), 0o644)
+	os.WriteFile(filepath.Join(pol, "errors.rego"), []byte(`# METADATA
+# title: Some errors
+# custom:
+#   id: XE001
+#   name: some-errors
+#   severity: error
+package buildgate.rules.test.some_errors
+
+deny contains {"msg": sprintf("error %d", [i]), "path": "z.sh", "pos": {"line": i, "column": 1, "end_line": i, "end_column": 2}} if {
+	some d in input.documents
+	d.path == "z.sh"
+	some i in numbers.range(1, 50)
+}
+`), 0o644)
+	var z strings.Builder
+	for i := 1; i <= 50; i++ {
+		if i <= 10 {
+			z.WriteString("true # buildgate:ignore XE001 -- known\n")
+		} else {
+			z.WriteString("true\n")
+		}
+	}
+	dir := writeTree(t, map[string]string{"a.sh": "#!/bin/sh\ntrue\n", "z.sh": z.String(), ".buildgate.yaml": "migrations: []\n"})
+	for _, tc := range []struct {
+		args           []string
+		errors, supp   int
+		notes, omitted int
+	}{
+		{nil, 40, 0, 24960, 40},
+		{[]string{"--sarif-include-suppressed"}, 40, 10, 24950, 50},
+	} {
+		doc, raw := lintSARIF(t, dir, append([]string{"--policy", pol}, tc.args...)...)
+		run := doc.Runs[0]
+		errs, supp, notes := 0, 0, 0
+		for _, r := range run.Results {
+			switch {
+			case r.RuleID == "XE001" && len(r.Suppressions) > 0:
+				supp++
+			case r.RuleID == "XE001":
+				errs++
+			case r.RuleID == "XN001":
+				notes++
+			}
+		}
+		if len(run.Results) > 25000 || errs != tc.errors || supp != tc.supp || notes != tc.notes {
+			t.Errorf("%v: %d results: %d errors, %d suppressed, %d notes; want %d, %d, %d", tc.args, len(run.Results), errs, supp, notes, tc.errors, tc.supp, tc.notes)
+		}
+		if !strings.Contains(raw, fmt.Sprintf(`"note": %d`, tc.omitted)) {
+			t.Errorf("%v: resultsOmitted does not count %d notes", tc.args, tc.omitted)
+		}
+	}
+}
+
+// Issue 15: --category writes automationDetails (for several buildgate
+// jobs of one repository); without it upload-sarif's matrix-aware default
+// applies.
+func TestSARIFCategory(t *testing.T) {
+	dir, _ := filepath.Abs("../../testdata/vllm-rocm/after")
+	doc, _ := lintSARIF(t, dir, "--category", "rocm")
+	if doc.Runs[0].AutomationDetails["id"] != "rocm/" {
+		t.Errorf("automationDetails %v", doc.Runs[0].AutomationDetails)
+	}
+	doc, _ = lintSARIF(t, dir)
+	if doc.Runs[0].AutomationDetails != nil {
+		t.Errorf("automationDetails without --category: %v", doc.Runs[0].AutomationDetails)
 	}
 }

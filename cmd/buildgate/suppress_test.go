@@ -108,7 +108,18 @@ func TestConfigIgnoresAndReports(t *testing.T) {
 			t.Errorf("--show-suppressed lacks %q:\n%s", w, text.stdout)
 		}
 	}
+	// SARIF for code scanning leaves them out (GitHub shows a suppressed
+	// result as an open alert), counting them in the run's properties.
 	doc, raw := lintSARIF(t, dir)
+	validateSARIF(t, raw)
+	if n := len(doc.Runs[0].Results); n != 2 || !strings.Contains(raw, `"suppressedNotIncluded": 2`) {
+		t.Errorf("SARIF has %d results, want the 2 reported, and suppressedNotIncluded 2", n)
+	}
+	// --show-suppressed is for people: it never changes SARIF.
+	if _, raw2 := lintSARIF(t, dir, "--show-suppressed"); raw2 != raw {
+		t.Error("--show-suppressed changed the SARIF report")
+	}
+	doc, raw = lintSARIF(t, dir, "--sarif-include-suppressed")
 	validateSARIF(t, raw)
 	for _, w := range []string{
 		`"suppressions": [

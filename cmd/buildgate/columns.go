@@ -1,0 +1,51 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/buildgate/buildgate/internal/safefile"
+	"github.com/buildgate/buildgate/loader"
+)
+
+// byteColumns turns code-point columns (what findings count, as SARIF's
+// unicodeCodePoints) into UTF-8 byte columns (what reviewdog counts),
+// reading each file with a finding once, through the root. A file that
+// cannot be read again keeps its columns.
+func byteColumns(rootDir string) func(path string, line, col int) int {
+	lines := map[string][]string{}
+	var root *os.Root
+	return func(path string, line, col int) int {
+		ls, ok := lines[path]
+		if !ok {
+			if root == nil {
+				root, _ = os.OpenRoot(rootDir)
+			}
+			if root != nil {
+				if b, err := safefile.In(root, path, loader.DefaultMaxFileSize); err == nil {
+					ls = strings.Split(string(b), "\n")
+				}
+			}
+			lines[path] = ls
+		}
+		if line < 1 || line > len(ls) || col < 1 {
+			return col
+		}
+		s, extra := ls[line-1], 0
+		if line == 1 && strings.HasPrefix(s, "\ufeff") {
+			// Not a column for buildgate, three bytes for reviewdog.
+			s, extra = s[3:], 3
+		}
+		n := 0
+		for i := 0; i < len(s); {
+			if n == col-1 {
+				return i + 1 + extra
+			}
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			n++
+		}
+		return len(s) + 1 + extra + (col - 1 - n)
+	}
+}

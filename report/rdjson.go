@@ -1,0 +1,136 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/loader"
+)
+
+// RDJSON is reviewdog's Diagnostic Format (rdjson, or rdjsonl with one
+// diagnostic per line), for inline review comments through reviewdog on
+// GitHub, GitLab, Gitea or Bitbucket: severity, the location with its
+// range, the rule as code (with its page's URL when --help-uri-base is
+// given) and each fix as a suggestion.
+type RDJSON struct {
+	Lines       bool // rdjsonl
+	HelpURIBase string
+}
+
+type rdSource struct {
+	Name string `json:"name"`
+	URL  string `json:"url,omitempty"`
+}
+
+type rdPosition struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+type rdRange struct {
+	Start rdPosition  `json:"start"`
+	End   *rdPosition `json:"end,omitempty"`
+}
+
+type rdLocation struct {
+	Path  string   `json:"path"`
+	Range *rdRange `json:"range,omitempty"`
+}
+
+type rdCode struct {
+	Value string `json:"value"`
+	URL   string `json:"url,omitempty"`
+}
+
+type rdSuggestion struct {
+	Range rdRange `json:"range"`
+	Text  string  `json:"text"`
+}
+
+type rdDiagnostic struct {
+	Message     string         `json:"message"`
+	Location    rdLocation     `json:"location"`
+	Severity    string         `json:"severity"`
+	Source      *rdSource      `json:"source,omitempty"`
+	Code        rdCode         `json:"code"`
+	Suggestions []rdSuggestion `json:"suggestions,omitempty"`
+}
+
+type rdResult struct {
+	Source      rdSource       `json:"source"`
+	Diagnostics []rdDiagnostic `json:"diagnostics"`
+}
+
+// Report implements Reporter.
+func (rd RDJSON) Report(w io.Writer, r *Result) error {
+	diags := make([]rdDiagnostic, 0, len(r.Findings))
+	for _, f := range r.Findings {
+		d := rdDiagnostic{
+			Message:  f.Message,
+			Severity: map[string]string{engine.SeverityError: "ERROR", engine.SeverityWarning: "WARNING"}[f.Severity],
+			Code:     rdCode{Value: f.Rule, URL: helpURI(rd.HelpURIBase, f.Rule)},
+			Location: rdLocation{Path: f.Path},
+		}
+		if d.Severity == "" {
+			d.Severity = "INFO"
+		}
+		if f.Path == "" {
+			d.Location.Path = "." // about the repository, not a file
+		}
+		if f.Pos.Line > 0 {
+			d.Location.Range = rd.rng(r, f.Path, f.Pos)
+		}
+		if f.Fix != nil && f.Path != "" {
+			d.Suggestions = []rdSuggestion{{Range: *rd.rng(r, f.Path, f.Fix.Pos), Text: f.Fix.Replacement}}
+		}
+		if rd.Lines {
+			d.Source = &rdSource{Name: r.Tool.Name}
+		}
+		diags = append(diags, d)
+	}
+	if rd.Lines {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		for _, d := range diags {
+			if err := enc.Encode(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(rdResult{Source: rdSource{Name: r.Tool.Name, URL: informationURI}, Diagnostics: diags})
+}
+
+// rng is a position in reviewdog's terms: columns count UTF-8 bytes, the
+// end is exclusive (as ours is).
+func (rd RDJSON) rng(r *Result, path string, p loader.Pos) *rdRange {
+	col := func(line, c int) int {
+		if r.ByteColumn != nil && path != "" {
+			return r.ByteColumn(path, line, c)
+		}
+		return c
+	}
+	out := &rdRange{Start: rdPosition{Line: p.Line, Column: col(p.Line, max(p.Column, 1))}}
+	if p.EndLine > 0 {
+		out.End = &rdPosition{Line: p.EndLine, Column: col(p.EndLine, max(p.EndColumn, 1))}
+	}
+	return out
+}
+
+// helpURI is a rule's page under base ({id} replaced, else base/<id>.md),
+// "" without a base.
+func helpURI(base, id string) string {
+	base = strings.TrimSpace(base)
+	switch {
+	case base == "":
+		return ""
+	case strings.Contains(base, "{id}"):
+		return strings.ReplaceAll(base, "{id}", id)
+	}
+	return strings.TrimSuffix(base, "/") + "/" + id + ".md"
+}
