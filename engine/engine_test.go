@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/buildgate/buildgate/finding"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ func compile(t *testing.T, src string) (*Engine, error) {
 	return Compile(context.Background(), []Module{{Name: "p/rule.rego", Src: src}}, "1.2.3")
 }
 
-func evalFindings(t *testing.T, src string, docs ...loader.Document) []Finding {
+func evalFindings(t *testing.T, src string, docs ...loader.Document) []finding.Finding {
 	t.Helper()
 	e, err := compile(t, src)
 	if err != nil {
@@ -96,7 +97,7 @@ deny contains {"msg": "m", "path": "Dockerfile", "pos": {"line": 2, "column": 3,
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Finding{Rule: "XY100", Name: "thing", Severity: "warning", Message: "m", Path: "Dockerfile",
+	want := finding.Finding{Rule: "XY100", Name: "thing", Severity: "warning", Message: "m", Path: "Dockerfile",
 		Pos: loader.Pos{Line: 2, Column: 3, EndLine: 2, EndColumn: 9}}
 	if len(fs) != 1 || fs[0] != want {
 		t.Errorf("findings = %+v", fs)
@@ -154,13 +155,13 @@ func TestBadFindingShapes(t *testing.T) {
 }
 
 func TestSortFindings(t *testing.T) {
-	fs := []Finding{
+	fs := []finding.Finding{
 		{Rule: "B", Path: "b", Pos: loader.Pos{Line: 1, Column: 1}},
 		{Rule: "B", Path: "a", Pos: loader.Pos{Line: 2, Column: 1}},
 		{Rule: "A", Path: "a", Pos: loader.Pos{Line: 2, Column: 1}},
 		{Rule: "A", Path: "a", Pos: loader.Pos{Line: 1, Column: 5}},
 	}
-	SortFindings(fs)
+	finding.Sort(fs)
 	var got []string
 	for _, f := range fs {
 		got = append(got, f.Path+f.Rule)

@@ -3,8 +3,7 @@ package lint
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/finding"
 )
 
 // Baseline is the set of findings an earlier run recorded: a JSON report
@@ -44,6 +43,6 @@ func ParseBaseline(path string, b []byte) (*Baseline, error) {
 }
 
 // Has reports whether the baseline holds a finding.
-func (b *Baseline) Has(f engine.Finding) bool {
+func (b *Baseline) Has(f finding.Finding) bool {
 	return b.fingerprints[f.Fingerprint] || b.byMessage[[3]string{f.Rule, f.Path, f.Message}]
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/buildgate/buildgate/finding"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -52,13 +53,13 @@ type Options struct {
 type Outcome struct {
 	// Paths are the files checked, in order.
 	Paths    []string
-	Findings []engine.Finding
+	Findings []finding.Finding
 	// Suppressed are the findings suppressions cover, each with its
 	// Suppression set.
-	Suppressed []engine.Finding
+	Suppressed []finding.Finding
 	// All are the findings before the baseline and changed-lines filters
 	// (what --write-baseline records).
-	All []engine.Finding
+	All []finding.Finding
 	// Baselined and NotNew count the findings those filters left out.
 	Baselined, NotNew int
 	// Unreadable are the files that could not be opened at all (each is
@@ -141,15 +142,15 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	// Fingerprints before suppressions: suppressing a finding must not
 	// change its identity (code scanning then shows it dismissed).
 	findings = Dedupe(Apply(findings, settings))
-	engine.SetFingerprints(findings)
+	finding.SetFingerprints(findings)
 	kept, suppressed, made := Suppress(findings, docs, o.Config, o.Engine.Rules(), o.Suppress)
 	made = Apply(made, settings)
-	engine.SetFingerprints(made)
+	finding.SetFingerprints(made)
 	kept = append(kept, made...)
-	engine.SortFindings(kept)
+	finding.Sort(kept)
 	for _, s := range suppressed {
 		f := s.Finding
-		f.Suppression = &engine.Suppression{Kind: s.Kind, Justification: s.Justification}
+		f.Suppression = &finding.Suppression{Kind: s.Kind, Justification: s.Justification}
 		out.Suppressed = append(out.Suppressed, f)
 	}
 	repoLevel, locked := map[string]bool{}, map[string]bool{}
@@ -356,7 +357,7 @@ type Setting struct {
 
 // ResolveSettings maps the configuration's rule keys (ids or names) to
 // rule ids; a key that names no rule is a configuration error.
-func ResolveSettings(c *config.Config, rules []engine.Rule) (map[string]Setting, error) {
+func ResolveSettings(c *config.Config, rules []finding.Rule) (map[string]Setting, error) {
 	out := map[string]Setting{}
 	for _, rs := range c.Rules {
 		id := ""
@@ -369,7 +370,7 @@ func ResolveSettings(c *config.Config, rules []engine.Rule) (map[string]Setting,
 			return nil, &config.Error{File: c.Source, Line: rs.Line, Msg: fmt.Sprintf("rules: %q is not a rule id or name (see buildgate rules)", rs.Key)}
 		}
 		for _, r := range rules {
-			if r.ID == id && r.Locked && (rs.Disabled || (rs.Severity != "" && rs.Severity != engine.SeverityError)) {
+			if r.ID == id && r.Locked && (rs.Disabled || (rs.Severity != "" && rs.Severity != finding.SeverityError)) {
 				return nil, &config.Error{File: c.Source, Line: rs.Line, Msg: fmt.Sprintf(
 					"rules: %s cannot be turned off or lowered: a file buildgate cannot read or parse must fail the gate (to accept one file, add an ignore: entry with its path and a reason)", rs.Key)}
 			}
@@ -390,8 +391,8 @@ func ResolveSettings(c *config.Config, rules []engine.Rule) (map[string]Setting,
 }
 
 // Apply drops disabled rules' findings and applies severity overrides.
-func Apply(fs []engine.Finding, settings map[string]Setting) []engine.Finding {
-	out := make([]engine.Finding, 0, len(fs))
+func Apply(fs []finding.Finding, settings map[string]Setting) []finding.Finding {
+	out := make([]finding.Finding, 0, len(fs))
 	for _, f := range fs {
 		s := settings[f.Rule]
 		if s.Disabled {
@@ -407,13 +408,13 @@ func Apply(fs []engine.Finding, settings map[string]Setting) []engine.Finding {
 
 // Dedupe removes exact repeats (same rule, file, line and message: two
 // elements of one line that say the same thing), keeping the first.
-func Dedupe(fs []engine.Finding) []engine.Finding {
+func Dedupe(fs []finding.Finding) []finding.Finding {
 	type key struct {
 		rule, path, msg string
 		line            int
 	}
 	seen := map[key]bool{}
-	out := make([]engine.Finding, 0, len(fs))
+	out := make([]finding.Finding, 0, len(fs))
 	for _, f := range fs {
 		k := key{f.Rule, f.Path, f.Message, f.Pos.Line}
 		if seen[k] {

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"context"
+	"github.com/buildgate/buildgate/finding"
 	"github.com/buildgate/buildgate/internal/testfs"
 	"sort"
 	"strconv"
@@ -41,7 +42,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return testfs.Tree(t, files)
 }
 
-func lintDir(t *testing.T, dir string) []engine.Finding {
+func lintDir(t *testing.T, dir string) []finding.Finding {
 	t.Helper()
 	out, err := Run(context.Background(), Options{Root: dir, Paths: []string{dir}, Config: config.Default(), Engine: builtin(t)})
 	if err != nil {

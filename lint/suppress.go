@@ -2,11 +2,11 @@ package lint
 
 import (
 	"fmt"
+	"github.com/buildgate/buildgate/finding"
 	"strings"
 	"time"
 
 	"github.com/buildgate/buildgate/config"
-	"github.com/buildgate/buildgate/engine"
 	"github.com/buildgate/buildgate/loader"
 )
 
@@ -25,7 +25,7 @@ const (
 
 // Suppressed is a finding a suppression covers, and which one.
 type Suppressed struct {
-	Finding       engine.Finding
+	Finding       finding.Finding
 	Kind          string // InSource or External
 	Justification string
 }
@@ -48,12 +48,12 @@ type marker struct {
 
 // Suppress splits findings into those reported and those suppressed, and
 // adds the findings suppressions make (BG002-BG004).
-func Suppress(fs []engine.Finding, docs []loader.Document, cfg *config.Config, rules []engine.Rule, o SuppressOptions) (kept []engine.Finding, suppressed []Suppressed, made []engine.Finding) {
-	byID := map[string]engine.Rule{}
+func Suppress(fs []finding.Finding, docs []loader.Document, cfg *config.Config, rules []finding.Rule, o SuppressOptions) (kept []finding.Finding, suppressed []Suppressed, made []finding.Finding) {
+	byID := map[string]finding.Rule{}
 	for _, r := range rules {
 		byID[r.ID] = r
 	}
-	matches := func(token string, f engine.Finding) bool {
+	matches := func(token string, f finding.Finding) bool {
 		return strings.EqualFold(token, f.Rule) || token == f.Name
 	}
 	markers := map[string][]*marker{}
@@ -98,9 +98,9 @@ func Suppress(fs []engine.Finding, docs []loader.Document, cfg *config.Config, r
 		}
 		kept = append(kept, f)
 	}
-	mk := func(id, path string, pos loader.Pos, text, msg string) engine.Finding {
+	mk := func(id, path string, pos loader.Pos, text, msg string) finding.Finding {
 		r := byID[id]
-		return engine.Finding{Rule: id, Name: r.Name, Severity: r.Severity, Message: msg, Path: path, Pos: pos, Text: text}
+		return finding.Finding{Rule: id, Name: r.Name, Severity: r.Severity, Message: msg, Path: path, Pos: pos, Text: text}
 	}
 	for _, m := range all {
 		comment := "buildgate:" + m.s.Kind + " " + strings.Join(m.s.Rules, ",")
@@ -145,7 +145,7 @@ func Suppress(fs []engine.Finding, docs []loader.Document, cfg *config.Config, r
 	return kept, suppressed, made
 }
 
-func known(tok string, rules []engine.Rule) bool {
+func known(tok string, rules []finding.Rule) bool {
 	for _, r := range rules {
 		if strings.EqualFold(tok, r.ID) || tok == r.Name {
 			return true

@@ -2,20 +2,13 @@ package loader
 
 import (
 	"bytes"
+	"github.com/buildgate/buildgate/finding"
 	"sort"
 	"unicode/utf8"
 )
 
-// Pos locates an element in its file. Lines and columns are 1-based; columns
-// count Unicode code points (SARIF's "unicodeCodePoints"), so a column means
-// the same thing to every loader whatever its parser counts internally.
-// EndColumn is exclusive: one past the element's last character.
-type Pos struct {
-	Line      int `json:"line"`
-	Column    int `json:"column"`
-	EndLine   int `json:"end_line"`
-	EndColumn int `json:"end_column"`
-}
+// Pos locates an element in its file (package finding has the contract).
+type Pos = finding.Pos
 
 // lineIndex converts byte offsets of one source into positions. Every loader
 // goes through it, whatever its parser reports, so columns agree across kinds.

@@ -3,10 +3,9 @@ package report
 import (
 	"encoding/xml"
 	"fmt"
+	"github.com/buildgate/buildgate/finding"
 	"io"
 	"strings"
-
-	"github.com/buildgate/buildgate/engine"
 )
 
 // GitHub prints GitHub Actions workflow commands: one annotation per
@@ -26,7 +25,7 @@ func escapeProperty(s string) string {
 func (GitHub) Report(w io.Writer, r *Result) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
-		cmd := map[string]string{engine.SeverityError: "error", engine.SeverityWarning: "warning"}[f.Severity]
+		cmd := map[string]string{finding.SeverityError: "error", finding.SeverityWarning: "warning"}[f.Severity]
 		if cmd == "" {
 			cmd = "notice"
 		}
@@ -98,7 +97,7 @@ const repositoryName = "(repository)"
 
 // Report implements Reporter.
 func (JUnit) Report(w io.Writer, r *Result) error {
-	byPath := map[string][]engine.Finding{}
+	byPath := map[string][]finding.Finding{}
 	var order []string
 	add := func(p string) {
 		if _, ok := byPath[p]; !ok {
@@ -111,7 +110,7 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 	}
 	list := r.Findings
 	if r.ShowSuppressed {
-		list = append(append([]engine.Finding(nil), list...), r.Suppressed...)
+		list = append(append([]finding.Finding(nil), list...), r.Suppressed...)
 	}
 	for _, f := range list {
 		p := f.Path

@@ -2,11 +2,9 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/buildgate/buildgate/finding"
 	"io"
 	"strings"
-
-	"github.com/buildgate/buildgate/engine"
-	"github.com/buildgate/buildgate/loader"
 )
 
 // RDJSON is reviewdog's Diagnostic Format (rdjson, or rdjsonl with one
@@ -69,7 +67,7 @@ func (rd RDJSON) Report(w io.Writer, r *Result) error {
 	for _, f := range r.Findings {
 		d := rdDiagnostic{
 			Message:  f.Message,
-			Severity: map[string]string{engine.SeverityError: "ERROR", engine.SeverityWarning: "WARNING"}[f.Severity],
+			Severity: map[string]string{finding.SeverityError: "ERROR", finding.SeverityWarning: "WARNING"}[f.Severity],
 			Code:     rdCode{Value: f.Rule, URL: helpURI(rd.HelpURIBase, f.Rule)},
 			Location: rdLocation{Path: f.Path},
 		}
@@ -108,7 +106,7 @@ func (rd RDJSON) Report(w io.Writer, r *Result) error {
 
 // rng is a position in reviewdog's terms: columns count UTF-8 bytes, the
 // end is exclusive (as ours is).
-func (rd RDJSON) rng(r *Result, path string, p loader.Pos) *rdRange {
+func (rd RDJSON) rng(r *Result, path string, p finding.Pos) *rdRange {
 	col := func(line, c int) int {
 		if r.ByteColumn != nil && path != "" {
 			return r.ByteColumn(path, line, c)

@@ -5,11 +5,10 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/buildgate/buildgate/finding"
 	"io"
 	"strings"
 	"time"
-
-	"github.com/buildgate/buildgate/engine"
 )
 
 // Tool names the program in reports.
@@ -31,13 +30,13 @@ type Summary struct {
 // Result is everything a reporter may show.
 type Result struct {
 	Tool     Tool
-	Rules    []engine.Rule
-	Findings []engine.Finding
+	Rules    []finding.Rule
+	Findings []finding.Finding
 	// Paths are the files checked.
 	Paths []string
 	// Suppressed are the findings suppressions cover (not reported, but
 	// counted, and kept in SARIF as dismissed).
-	Suppressed []engine.Finding
+	Suppressed []finding.Finding
 	// ShowSuppressed lists them in text, JSON, markdown and JUnit too
 	// (never in SARIF: see SARIFSuppressed).
 	ShowSuppressed bool
@@ -71,11 +70,11 @@ func (r *Result) Summarize() Summary {
 	s := Summary{Files: len(r.Paths), Findings: len(r.Findings), Suppressed: len(r.Suppressed)}
 	for _, f := range r.Findings {
 		switch f.Severity {
-		case engine.SeverityError:
+		case finding.SeverityError:
 			s.Errors++
-		case engine.SeverityWarning:
+		case finding.SeverityWarning:
 			s.Warnings++
-		case engine.SeverityNote:
+		case finding.SeverityNote:
 			s.Notes++
 		}
 	}
@@ -123,9 +122,9 @@ var FormatNames = []string{"text", "json", "sarif", "github", "junit", "markdown
 type Text struct{ Color bool }
 
 var colors = map[string]string{
-	engine.SeverityError:   "\x1b[1;31m",
-	engine.SeverityWarning: "\x1b[1;33m",
-	engine.SeverityNote:    "\x1b[1;36m",
+	finding.SeverityError:   "\x1b[1;31m",
+	finding.SeverityWarning: "\x1b[1;33m",
+	finding.SeverityNote:    "\x1b[1;36m",
 }
 
 // Report implements Reporter.
@@ -163,7 +162,7 @@ func (t Text) Report(w io.Writer, r *Result) error {
 
 // Where is a finding's place as gcc prints it: path:line:col, the path
 // alone for a file-level finding, (repository) for one about no file.
-func Where(f engine.Finding) string {
+func Where(f finding.Finding) string {
 	switch {
 	case f.Path == "":
 		return repositoryName
@@ -173,7 +172,7 @@ func Where(f engine.Finding) string {
 	return fmt.Sprintf("%s:%d:%d", f.Path, f.Pos.Line, f.Pos.Column)
 }
 
-func suppressionText(f engine.Finding) string {
+func suppressionText(f finding.Finding) string {
 	s := f.Suppression
 	if s == nil {
 		return ""
@@ -213,8 +212,8 @@ type jsonFinding struct {
 	EndLine   int    `json:"end_line"`
 	EndColumn int    `json:"end_column"`
 	// Only in baseline files and with --show-suppressed.
-	Fingerprint string              `json:"fingerprint,omitempty"`
-	Suppression *engine.Suppression `json:"suppression,omitempty"`
+	Fingerprint string               `json:"fingerprint,omitempty"`
+	Suppression *finding.Suppression `json:"suppression,omitempty"`
 }
 
 type jsonReport struct {
@@ -228,7 +227,7 @@ func (j JSON) Report(w io.Writer, r *Result) error {
 	out := jsonReport{Tool: r.Tool, Findings: []jsonFinding{}, Summary: r.Summarize()}
 	list := r.Findings
 	if r.ShowSuppressed {
-		list = append(append([]engine.Finding(nil), list...), r.Suppressed...)
+		list = append(append([]finding.Finding(nil), list...), r.Suppressed...)
 	}
 	for _, f := range list {
 		jf := jsonFinding{

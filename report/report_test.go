@@ -3,22 +3,20 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/buildgate/buildgate/finding"
 	"strings"
 	"testing"
-
-	"github.com/buildgate/buildgate/engine"
-	"github.com/buildgate/buildgate/loader"
 )
 
 func sample() *Result {
 	return &Result{
 		Tool:  Tool{Name: "buildgate", Version: "1.0.0"},
 		Paths: []string{"Dockerfile", "docker/ci.hcl", "requirements/rocm.txt"},
-		Findings: []engine.Finding{
+		Findings: []finding.Finding{
 			{Rule: "BG101", Name: "source-build-stage", Severity: "error", Message: "stage `m` builds x\nfrom source", Path: "Dockerfile",
-				Pos: loader.Pos{Line: 3, Column: 14, EndLine: 3, EndColumn: 29}},
+				Pos: finding.Pos{Line: 3, Column: 14, EndLine: 3, EndColumn: 29}},
 			{Rule: "BG204", Name: "wheel-variant-mismatch", Severity: "warning", Message: "variant", Path: "requirements/rocm.txt",
-				Pos: loader.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 25}},
+				Pos: finding.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 25}},
 		},
 	}
 }
@@ -74,10 +72,10 @@ func hostile() *Result {
 	return &Result{
 		Tool:  Tool{Name: "buildgate", Version: "1.0.0"},
 		Paths: []string{"dir,x/a:b.sh", "clean.sh"},
-		Findings: []engine.Finding{{
+		Findings: []finding.Finding{{
 			Rule: "BG999", Name: "odd", Severity: "warning",
 			Message: "100% \"quoted\" <tag> & a: b, c\nsecond line\r\nthird",
-			Path:    "dir,x/a:b.sh", Pos: loader.Pos{Line: 2, Column: 3, EndLine: 2, EndColumn: 7},
+			Path:    "dir,x/a:b.sh", Pos: finding.Pos{Line: 2, Column: 3, EndLine: 2, EndColumn: 7},
 		}, {
 			Rule: "BG998", Name: "note", Severity: "note", Message: "plain", Path: "",
 		}},
@@ -139,7 +137,7 @@ func TestMarkdownEscaping(t *testing.T) {
 
 func TestSARIFTruncated(t *testing.T) {
 	r := sample()
-	r.Rules = []engine.Rule{{ID: "BG101", Name: "source-build-stage", Title: "t", Severity: "error"}, {ID: "BG204", Name: "wheel-variant-mismatch", Title: "t", Severity: "warning"}}
+	r.Rules = []finding.Rule{{ID: "BG101", Name: "source-build-stage", Title: "t", Severity: "error"}, {ID: "BG204", Name: "wheel-variant-mismatch", Title: "t", Severity: "warning"}}
 	var b bytes.Buffer
 	if err := (SARIF{MaxResults: 1}).Report(&b, r); err != nil {
 		t.Fatal(err)
@@ -160,19 +158,19 @@ func TestSARIFTruncated(t *testing.T) {
 	if len(run.Results) != 1 || run.Properties["resultsTruncated"] != true || len(run.Invocations[0].Notifications) != 1 {
 		t.Errorf("truncated run: %s", b.String())
 	}
-	if err := (SARIF{}).Report(&b, &Result{Findings: []engine.Finding{{Rule: "X"}}}); err == nil {
+	if err := (SARIF{}).Report(&b, &Result{Findings: []finding.Finding{{Rule: "X"}}}); err == nil {
 		t.Error("a finding of a rule outside the catalogue must be an error")
 	}
 }
 
 func TestFingerprints(t *testing.T) {
-	fs := []engine.Finding{
-		{Rule: "A", Path: "p", Text: "make   install", Pos: loader.Pos{Line: 1}},
-		{Rule: "A", Path: "p", Text: "make install", Pos: loader.Pos{Line: 9}},
+	fs := []finding.Finding{
+		{Rule: "A", Path: "p", Text: "make   install", Pos: finding.Pos{Line: 1}},
+		{Rule: "A", Path: "p", Text: "make install", Pos: finding.Pos{Line: 9}},
 		{Rule: "A", Path: "q", Text: "make install"},
 		{Rule: "B", Path: "p", Message: "file-level"},
 	}
-	got := engine.Fingerprints(fs)
+	got := finding.Fingerprints(fs)
 	h := strings.Split(got[0], ":")[0]
 	if got[0] != h+":1" || got[1] != h+":2" || strings.HasPrefix(got[2], h) || strings.HasPrefix(got[3], h) {
 		t.Errorf("fingerprints %v", got)
@@ -182,17 +180,17 @@ func TestFingerprints(t *testing.T) {
 // Issue 15: the cap keeps the most severe results, counts suppressed ones
 // inside it (when they are included at all), and says what it left out.
 func TestSARIFCapBySeverity(t *testing.T) {
-	rules := []engine.Rule{{ID: "E", Name: "e", Title: "t", Severity: "error"}, {ID: "W", Name: "w", Title: "t", Severity: "warning"}, {ID: "N", Name: "n", Title: "t", Severity: "note"}}
+	rules := []finding.Rule{{ID: "E", Name: "e", Title: "t", Severity: "error"}, {ID: "W", Name: "w", Title: "t", Severity: "warning"}, {ID: "N", Name: "n", Title: "t", Severity: "note"}}
 	r := &Result{Rules: rules}
 	// Notes first in path order, errors last: a cut in path order would
 	// keep the notes.
 	for i := 0; i < 6; i++ {
-		r.Findings = append(r.Findings, engine.Finding{Rule: "N", Severity: "note", Path: "a", Pos: loader.Pos{Line: i + 1}})
+		r.Findings = append(r.Findings, finding.Finding{Rule: "N", Severity: "note", Path: "a", Pos: finding.Pos{Line: i + 1}})
 	}
 	for i := 0; i < 3; i++ {
-		r.Findings = append(r.Findings, engine.Finding{Rule: "E", Severity: "error", Path: "z", Pos: loader.Pos{Line: i + 1}})
+		r.Findings = append(r.Findings, finding.Finding{Rule: "E", Severity: "error", Path: "z", Pos: finding.Pos{Line: i + 1}})
 	}
-	r.Suppressed = []engine.Finding{{Rule: "W", Severity: "warning", Path: "m", Pos: loader.Pos{Line: 1}, Suppression: &engine.Suppression{Kind: "inSource", Justification: "why"}}}
+	r.Suppressed = []finding.Finding{{Rule: "W", Severity: "warning", Path: "m", Pos: finding.Pos{Line: 1}, Suppression: &finding.Suppression{Kind: "inSource", Justification: "why"}}}
 	r.SARIFSuppressed = true
 	var b bytes.Buffer
 	if err := (SARIF{MaxResults: 5}).Report(&b, r); err != nil {

@@ -2,17 +2,16 @@ package report
 
 import (
 	"fmt"
+	"github.com/buildgate/buildgate/finding"
 	"regexp"
 	"strings"
-
-	"github.com/buildgate/buildgate/engine"
 )
 
 // RulePage is a rule's documentation in Markdown: its catalogue entry from
 // METADATA, then the sections of its hand-written page (the page's own
 // heading is replaced by the generated one). SARIF's help.markdown and
 // docs/rules/<id>.md are this text.
-func RulePage(r engine.Rule) string {
+func RulePage(r finding.Rule) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s %s\n\n", r.ID, r.Name)
 	fmt.Fprintf(&b, "**%s**\n\n", r.Title)
@@ -50,7 +49,7 @@ var (
 
 // RuleText is RulePage as plain text, for SARIF's help.text: headings'
 // marks, fences and table rules dropped; code inside fences as written.
-func RuleText(r engine.Rule) string {
+func RuleText(r finding.Rule) string {
 	var b strings.Builder
 	inFence := false
 	for _, line := range strings.Split(RulePage(r), "\n") {

@@ -3,14 +3,12 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/buildgate/buildgate/finding"
 	"io"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
-
-	"github.com/buildgate/buildgate/engine"
-	"github.com/buildgate/buildgate/loader"
 )
 
 // SARIF limits and names.
@@ -229,7 +227,7 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 	if r.SARIFSuppressed {
 		// Marked with suppressions: a viewer that honours them shows them
 		// as dismissed.
-		findings = append(append([]engine.Finding(nil), findings...), r.Suppressed...)
+		findings = append(append([]finding.Finding(nil), findings...), r.Suppressed...)
 	} else if len(r.Suppressed) > 0 {
 		run.Properties["suppressedNotIncluded"] = len(r.Suppressed)
 	}
@@ -238,12 +236,12 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
 			Level: "warning",
 			Message: sarifText{Text: fmt.Sprintf("%d results, more than the %d a run may hold: the %d most severe are reported, %d left out (%d errors, %d warnings, %d notes)",
-				len(findings), limit, limit, len(findings)-limit, omitted[engine.SeverityError], omitted[engine.SeverityWarning], omitted[engine.SeverityNote])},
+				len(findings), limit, limit, len(findings)-limit, omitted[finding.SeverityError], omitted[finding.SeverityWarning], omitted[finding.SeverityNote])},
 		})
 		run.Properties["resultsTruncated"] = true
 		run.Properties["resultsTotal"] = len(findings)
 		run.Properties["resultsOmitted"] = map[string]int{
-			"error": omitted[engine.SeverityError], "warning": omitted[engine.SeverityWarning], "note": omitted[engine.SeverityNote],
+			"error": omitted[finding.SeverityError], "warning": omitted[finding.SeverityWarning], "note": omitted[finding.SeverityNote],
 		}
 		findings = kept
 	}
@@ -251,7 +249,7 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 	if len(run.Properties) == 0 {
 		run.Properties = nil
 	}
-	fps := engine.Fingerprints(findings)
+	fps := finding.Fingerprints(findings)
 	for i, f := range findings {
 		if f.Fingerprint == "" {
 			f.Fingerprint = fps[i]
@@ -274,7 +272,7 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 		if f.Path == "" {
 			// A repository-level finding: GitHub needs a location, so the
 			// root's first line stands for the repository.
-			loc = sarifPhysical{ArtifactLocation: sarifArtifact{URI: ".", URIBaseID: srcRoot}, Region: region(loader.Pos{Line: 1, Column: 1})}
+			loc = sarifPhysical{ArtifactLocation: sarifArtifact{URI: ".", URIBaseID: srcRoot}, Region: region(finding.Pos{Line: 1, Column: 1})}
 		}
 		res.Locations = []sarifLocation{{PhysicalLocation: loc}}
 		if f.Fix != nil && f.Path != "" {
@@ -303,13 +301,13 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 // capBySeverity keeps the limit most severe findings (errors, then
 // warnings, then notes; in their order within a severity), in their
 // order, and counts by severity those left out.
-func capBySeverity(fs []engine.Finding, limit int) ([]engine.Finding, map[string]int) {
+func capBySeverity(fs []finding.Finding, limit int) ([]finding.Finding, map[string]int) {
 	idx := make([]int, len(fs))
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
-		return engine.SeverityRank(fs[idx[a]].Severity) > engine.SeverityRank(fs[idx[b]].Severity)
+		return finding.SeverityRank(fs[idx[a]].Severity) > finding.SeverityRank(fs[idx[b]].Severity)
 	})
 	omitted := map[string]int{}
 	for _, i := range idx[limit:] {
@@ -317,14 +315,14 @@ func capBySeverity(fs []engine.Finding, limit int) ([]engine.Finding, map[string
 	}
 	keep := append([]int(nil), idx[:limit]...)
 	sort.Ints(keep)
-	out := make([]engine.Finding, len(keep))
+	out := make([]finding.Finding, len(keep))
 	for j, i := range keep {
 		out[j] = fs[i]
 	}
 	return out, omitted
 }
 
-func (s SARIF) rule(r engine.Rule) sarifRule {
+func (s SARIF) rule(r finding.Rule) sarifRule {
 	full := r.Description
 	if full == "" {
 		full = r.Title
@@ -348,7 +346,7 @@ func (s SARIF) rule(r engine.Rule) sarifRule {
 
 func level(severity string) string {
 	switch severity {
-	case engine.SeverityError, engine.SeverityWarning, engine.SeverityNote:
+	case finding.SeverityError, finding.SeverityWarning, finding.SeverityNote:
 		return severity
 	}
 	return "none"
@@ -362,7 +360,7 @@ func artifact(path string) sarifArtifact {
 	return sarifArtifact{URI: strings.Join(parts, "/"), URIBaseID: srcRoot}
 }
 
-func region(p loader.Pos) *sarifRegion {
+func region(p finding.Pos) *sarifRegion {
 	r := &sarifRegion{StartLine: p.Line, StartColumn: p.Column, EndLine: p.EndLine, EndColumn: p.EndColumn}
 	if r.StartColumn < 1 {
 		r.StartColumn = 1

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/buildgate/buildgate/finding"
 	"io"
 	"os"
 	"path/filepath"
@@ -246,7 +247,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		}
 	}
 	for _, fd := range out.Findings {
-		if engine.SeverityRank(fd.Severity) >= failRank {
+		if finding.SeverityRank(fd.Severity) >= failRank {
 			return &exitError{code: exitFindings}
 		}
 	}
@@ -351,8 +352,8 @@ func failOnRank(s string) (int, bool) {
 	switch s {
 	case "never":
 		return 99, true
-	case engine.SeverityError, engine.SeverityWarning, engine.SeverityNote:
-		return engine.SeverityRank(s), true
+	case finding.SeverityError, finding.SeverityWarning, finding.SeverityNote:
+		return finding.SeverityRank(s), true
 	}
 	return 0, false
 }
