@@ -196,4 +196,3 @@ func TestPreCommitChangedFiles(t *testing.T) {
 		}
 	}
 }
-
