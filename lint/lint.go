@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/lint/process"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -139,58 +140,42 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		paths[i] = d.DocPath()
 	}
 	out := &Outcome{Paths: paths, Unreadable: unreadable}
-	// Fingerprints before suppressions: suppressing a finding must not
-	// change its identity (code scanning then shows it dismissed).
-	findings = Dedupe(Apply(findings, settings))
-	finding.SetFingerprints(findings)
-	kept, suppressed, made := Suppress(findings, docs, o.Config, o.Engine.Rules(), o.Suppress)
-	made = Apply(made, settings)
-	finding.SetFingerprints(made)
-	kept = append(kept, made...)
-	finding.Sort(kept)
-	for _, s := range suppressed {
-		f := s.Finding
-		f.Suppression = &finding.Suppression{Kind: s.Kind, Justification: s.Justification}
-		out.Suppressed = append(out.Suppressed, f)
-	}
 	repoLevel, locked := map[string]bool{}, map[string]bool{}
 	for _, r := range o.Engine.Rules() {
 		repoLevel[r.ID] = r.RepositoryLevel
 		locked[r.ID] = r.Locked
 	}
-	if len(isContext) > 0 {
-		// Files loaded only as context (see loadContext) report nothing
-		// of their own.
-		own := kept[:0]
-		for _, f := range kept {
-			if !isContext[f.Path] || repoLevel[f.Rule] {
-				own = append(own, f)
-			}
-		}
-		kept = own
-		sup := out.Suppressed[:0]
-		for _, f := range out.Suppressed {
-			if !isContext[f.Path] || repoLevel[f.Rule] {
-				sup = append(sup, f)
-			}
-		}
-		out.Suppressed = sup
+	// Files loaded only as context (see loadContext) report nothing of
+	// their own.
+	own := func(f finding.Finding) bool { return !isContext[f.Path] || repoLevel[f.Rule] }
+	// A file the change touches that cannot be read (BG001) is reported
+	// wherever the error sits: a bound passed by lines added at the end is
+	// reported at line 1.
+	notNew := func(f finding.Finding) bool {
+		return o.Changed != nil && f.Path != "" && !repoLevel[f.Rule] && !o.Changed.Touches(f.Path, f.Pos.Line, f.Pos.EndLine) &&
+			(!locked[f.Rule] || !o.Changed.HasFile(f.Path))
 	}
-	out.All = kept
-	for _, f := range kept {
-		switch {
-		case o.Changed != nil && f.Path != "" && !repoLevel[f.Rule] && !o.Changed.Touches(f.Path, f.Pos.Line, f.Pos.EndLine) &&
-			(!locked[f.Rule] || !o.Changed.HasFile(f.Path)):
-			// A file the change touches that cannot be read (BG001) is
-			// reported wherever the error sits: a bound passed by lines
-			// added at the end is reported at line 1.
-			out.NotNew++
-		case o.Baseline != nil && o.Baseline.Has(f):
-			out.Baselined++
-		default:
-			out.Findings = append(out.Findings, f)
+	inBaseline := func(f finding.Finding) bool { return o.Baseline != nil && o.Baseline.Has(f) }
+	suppress := func(fs []finding.Finding) (kept, suppressed, made []finding.Finding) {
+		kept, sup, made := Suppress(fs, docs, o.Config, o.Engine.Rules(), o.Suppress)
+		for _, s := range sup {
+			f := s.Finding
+			f.Suppression = &finding.Suppression{Kind: s.Kind, Justification: s.Justification}
+			suppressed = append(suppressed, f)
 		}
+		return kept, suppressed, made
 	}
+	out.Findings = process.Run(findings,
+		process.Settings(settings),
+		process.Dedupe(),
+		process.Fingerprint(),
+		process.Suppress(suppress, []process.Step{process.Settings(settings), process.Fingerprint()}, &out.Suppressed),
+		process.Sort(),
+		process.Keep("own files", own, &out.Suppressed),
+		process.Record(&out.All),
+		process.SetAside("changed lines", notNew, &out.NotNew),
+		process.SetAside("baseline", inBaseline, &out.Baselined),
+	)
 	return out, nil
 }
 
@@ -350,10 +335,7 @@ func describe(err error) string {
 }
 
 // Setting is a configuration override resolved to a rule id.
-type Setting struct {
-	Severity string
-	Disabled bool
-}
+type Setting = process.Setting
 
 // ResolveSettings maps the configuration's rule keys (ids or names) to
 // rule ids; a key that names no rule is a configuration error.
@@ -388,40 +370,4 @@ func ResolveSettings(c *config.Config, rules []finding.Rule) (map[string]Setting
 		}
 	}
 	return out, nil
-}
-
-// Apply drops disabled rules' findings and applies severity overrides.
-func Apply(fs []finding.Finding, settings map[string]Setting) []finding.Finding {
-	out := make([]finding.Finding, 0, len(fs))
-	for _, f := range fs {
-		s := settings[f.Rule]
-		if s.Disabled {
-			continue
-		}
-		if s.Severity != "" {
-			f.Severity = s.Severity
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// Dedupe removes exact repeats (same rule, file, line and message: two
-// elements of one line that say the same thing), keeping the first.
-func Dedupe(fs []finding.Finding) []finding.Finding {
-	type key struct {
-		rule, path, msg string
-		line            int
-	}
-	seen := map[key]bool{}
-	out := make([]finding.Finding, 0, len(fs))
-	for _, f := range fs {
-		k := key{f.Rule, f.Path, f.Message, f.Pos.Line}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, f)
-	}
-	return out
 }

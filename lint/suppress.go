@@ -10,11 +10,12 @@ import (
 	"github.com/buildgate/buildgate/loader"
 )
 
-// The rules of the findings suppressions make themselves.
+// The findings suppressions make themselves are of the catalogue's meta
+// rules, found by name (their METADATA is the one source of their ids).
 const (
-	ruleUnjustified = "BG002"
-	ruleUnused      = "BG003"
-	ruleExpired     = "BG004"
+	ruleUnjustified = "unjustified-suppression"
+	ruleUnused      = "unused-suppression"
+	ruleExpired     = "expired-ignore"
 )
 
 // Suppression kinds, as SARIF names them.
@@ -49,9 +50,11 @@ type marker struct {
 // Suppress splits findings into those reported and those suppressed, and
 // adds the findings suppressions make (BG002-BG004).
 func Suppress(fs []finding.Finding, docs []loader.Document, cfg *config.Config, rules []finding.Rule, o SuppressOptions) (kept []finding.Finding, suppressed []Suppressed, made []finding.Finding) {
-	byID := map[string]finding.Rule{}
+	byName := map[string]finding.Rule{}
 	for _, r := range rules {
-		byID[r.ID] = r
+		if r.Meta {
+			byName[r.Name] = r
+		}
 	}
 	matches := func(token string, f finding.Finding) bool {
 		return strings.EqualFold(token, f.Rule) || token == f.Name
@@ -98,9 +101,9 @@ func Suppress(fs []finding.Finding, docs []loader.Document, cfg *config.Config, 
 		}
 		kept = append(kept, f)
 	}
-	mk := func(id, path string, pos loader.Pos, text, msg string) finding.Finding {
-		r := byID[id]
-		return finding.Finding{Rule: id, Name: r.Name, Severity: r.Severity, Message: msg, Path: path, Pos: pos, Text: text}
+	mk := func(name, path string, pos loader.Pos, text, msg string) finding.Finding {
+		r := byName[name]
+		return finding.Finding{Rule: r.ID, Name: name, Severity: r.Severity, Message: msg, Path: path, Pos: pos, Text: text}
 	}
 	for _, m := range all {
 		comment := "buildgate:" + m.s.Kind + " " + strings.Join(m.s.Rules, ",")
