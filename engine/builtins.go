@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/buildgate/buildgate/loader"
@@ -26,14 +25,18 @@ func init() {
 		types.Args(types.Named("version", types.S), types.Named("specifier", types.S)), types.Named("ok", types.B), builtinSatisfies)
 	register("pep440.witness_below", "a version below minimum that the specifier set admits; undefined when it admits none",
 		types.Args(types.Named("specifier", types.S), types.Named("minimum", types.S)), types.Named("version", types.S), builtinWitnessBelow)
+	register("pep440.witness_below_pre", "witness_below with pre-releases allowed (pip's --pre)",
+		types.Args(types.Named("specifier", types.S), types.Named("minimum", types.S)), types.Named("version", types.S), builtinWitnessBelowPre)
 	register("pep440.valid_specifier", "reports whether a string is a valid PEP 440 specifier set (empty is valid)",
 		types.Args(types.Named("specifier", types.S)), types.Named("ok", types.B), builtinValidSpecifier)
 	register("buildgate.parse", "parses source text as a build file of a kind (dockerfile, hcl, requirements, shell) into its document, for policy tests",
 		types.Args(types.Named("kind", types.S), types.Named("path", types.S), types.Named("source", types.S)), types.Named("document", types.A), builtinParse)
 	register("buildgate.source_contains", "reports whether the source of the document at path contains any of the strings, ignoring case (true when the source is not at hand, as in policy tests)",
 		types.Args(types.Named("path", types.S), types.Named("needles", types.NewArray(nil, types.S))), types.Named("ok", types.B), builtinSourceContains)
-	register("buildgate.source_words", "reports whether the path or the source of the document at path has any of the words (runs of letters and digits, any case; a word ending in * matches as a prefix); true when the source is not at hand, as in policy tests",
-		types.Args(types.Named("path", types.S), types.Named("words", types.NewArray(nil, types.S))), types.Named("ok", types.B), builtinSourceWords)
+	register("buildgate.source_words", "reports whether the path or the code (comments left out) of the document at path has any of the words (runs of letters and digits, any case; a word ending in * matches as a prefix); true when the source is not at hand, as in policy tests",
+		types.Args(types.Named("path", types.S), types.Named("words", types.NewArray(nil, types.S))), types.Named("ok", types.B), wordsBuiltin(true))
+	register("buildgate.code_words", "reports whether the code (comments left out; not the path) of the document at path has any of the words, as buildgate.source_words matches them; true when the source is not at hand",
+		types.Args(types.Named("path", types.S), types.Named("words", types.NewArray(nil, types.S))), types.Named("ok", types.B), wordsBuiltin(false))
 	register("pep503.normalize", "the PEP 503 normalised form of a project name",
 		types.Args(types.Named("name", types.S)), types.Named("normalized", types.S), builtinNormalize)
 }
@@ -99,6 +102,16 @@ func builtinSatisfies(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.
 }
 
 func builtinWitnessBelow(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	return witnessBelow(ops, iter, false)
+}
+
+// builtinWitnessBelowPre is witness_below with pre-releases allowed (pip's
+// --pre, in a requirements file or one it includes).
+func builtinWitnessBelowPre(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	return witnessBelow(ops, iter, true)
+}
+
+func witnessBelow(ops []*ast.Term, iter func(*ast.Term) error, pre bool) error {
 	s, err := stringArg(ops[0], 1)
 	if err != nil {
 		return err
@@ -107,7 +120,7 @@ func builtinWitnessBelow(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*a
 	if err != nil {
 		return err
 	}
-	w, ok, err := WitnessBelow(s, min)
+	w, ok, err := witnessBelowPre(s, min, pre)
 	if err != nil {
 		return err
 	}
@@ -122,9 +135,16 @@ func builtinWitnessBelow(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*a
 // cannot be compared with anything, so it counts as admitting one: the rule
 // fails closed on what it cannot prove.
 func WitnessBelow(s string, min pep440.Version) (string, bool, error) {
+	return witnessBelowPre(s, min, false)
+}
+
+func witnessBelowPre(s string, min pep440.Version, pre bool) (string, bool, error) {
 	set, err := pep440.ParseSet(s)
 	if err != nil {
 		return "", false, err
+	}
+	if pre {
+		set.Prereleases = &pre
 	}
 	for _, sp := range set.Specs {
 		if sp.Op == "===" && sp.Version.Release == nil {
@@ -195,8 +215,10 @@ type sourcesKey struct{}
 // sources are the documents' texts during one evaluation, lower-cased on
 // first use (one file at a time, then kept).
 type sources struct {
-	raw   map[string][]byte
-	lower sync.Map
+	raw      map[string][]byte
+	lower    sync.Map
+	wordSets sync.Map
+	answers  sync.Map
 }
 
 func withSources(ctx context.Context, docs []loader.Document) context.Context {
@@ -265,82 +287,4 @@ func (s *sources) lowered(path string, raw []byte) []byte {
 	}
 	s.lower.Store(path, low)
 	return low
-}
-
-// builtinSourceWords tells which platform a build file is for: its path
-// and text are split into words (runs of letters and digits) and compared
-// with the given ones, so that "hip" matches HIP_BUILD and -DUSE_HIP=ON
-// but not "ship", and "gfx*" matches gfx942.
-func builtinSourceWords(bctx topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
-	path, err := stringArg(ops[0], 1)
-	if err != nil {
-		return err
-	}
-	arr, ok := ops[1].Value.(*ast.Array)
-	if !ok {
-		return fmt.Errorf("operand 2 must be an array of strings, got %s", ast.ValueName(ops[1].Value))
-	}
-	var exact, prefixes []string
-	var argErr error
-	arr.Foreach(func(t *ast.Term) {
-		w, isStr := t.Value.(ast.String)
-		if !isStr {
-			argErr = fmt.Errorf("operand 2 must be an array of strings")
-			return
-		}
-		lw := strings.ToLower(string(w))
-		if p, ok := strings.CutSuffix(lw, "*"); ok {
-			prefixes = append(prefixes, p)
-		} else if lw != "" {
-			exact = append(exact, lw)
-		}
-	})
-	if argErr != nil {
-		return argErr
-	}
-	if len(exact)+len(prefixes) == 0 {
-		return iter(ast.BooleanTerm(false))
-	}
-	var s *sources
-	if bctx.Context != nil {
-		s, _ = bctx.Context.Value(sourcesKey{}).(*sources)
-	}
-	raw, ok := []byte(nil), false
-	if s != nil {
-		raw, ok = s.raw[path]
-	}
-	if !ok {
-		return iter(ast.BooleanTerm(true))
-	}
-	return iter(ast.BooleanTerm(hasWord([]byte(strings.ToLower(path)), exact, prefixes) || hasWord(s.lowered(path, raw), exact, prefixes)))
-}
-
-// hasWord reports whether lower-case text has a word (a maximal run of
-// ASCII letters and digits) equal to one of exact or starting with one of
-// prefixes.
-func hasWord(text []byte, exact, prefixes []string) bool {
-	isAlnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
-	for i := 0; i < len(text); {
-		if !isAlnum(text[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && isAlnum(text[j]) {
-			j++
-		}
-		w := text[i:j]
-		for _, e := range exact {
-			if string(w) == e {
-				return true
-			}
-		}
-		for _, p := range prefixes {
-			if bytes.HasPrefix(w, []byte(p)) {
-				return true
-			}
-		}
-		i = j
-	}
-	return false
 }

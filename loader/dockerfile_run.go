@@ -88,6 +88,14 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 	}
 	in.Shell = &script
 	in.ShellErrors = errs
+	// What the shell parser cannot read of a RUN could be the source
+	// build: its errors are the document's too (BG001 reports them where
+	// they could hide something), not only the instruction's.
+	for _, e := range errs {
+		e.Syntax = true
+		e.Message = "in this RUN's script: " + e.Message
+		d.doc.Errors = append(d.doc.Errors, e)
+	}
 	if in.ShellErrors == nil {
 		in.ShellErrors = []Error{}
 	}

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"fmt"
 	"github.com/buildgate/buildgate/pep440"
 	"net/url"
@@ -108,6 +109,10 @@ func loadRequirements(p string, src []byte) *RequirementsDocument {
 		Requirements: []Requirement{}, Options: []Flag{}, Includes: []Include{}, Errors: []Error{},
 	}
 	r := &reqLoad{idx: newLineIndex(src), doc: doc, dir: path.Dir(p)}
+	if line, codec := codingLine(src); codec != "" {
+		doc.Errors = append(doc.Errors, Error{Message: fmt.Sprintf("pip reads this file as %s (its coding line), buildgate as UTF-8, and they would read different requirements: not read; remove the coding line or write the file in UTF-8", codec), Pos: r.idx.linesSpan(line, line)})
+		return doc
+	}
 	for _, l := range joinLines(r.idx, maxRequirementsLines) {
 		r.line(l)
 		n := len(doc.Requirements) + len(doc.Options) + len(doc.Includes)
@@ -399,6 +404,49 @@ func (r *reqLoad) setName(req *Requirement, l reqLine, s, e int) {
 	req.Name = *w.Value
 	req.NameWord = &w
 	req.Normalized = NormalizeName(req.Name)
+}
+
+// codingRe is pip's auto_decode ENCODING_RE (PEP 263).
+var codingRe = regexp.MustCompile(`coding[:=]\s*([-\w.]+)`)
+
+// codingLine finds a coding declaration pip honours (a line of the first
+// two starting with # and holding coding: NAME) that makes pip read the
+// file otherwise than buildgate: any codec but UTF-8 and ASCII, and an
+// ASCII-compatible one (latin-1, cp1252) when the file is not all ASCII.
+// A UTF-7 file, pure ASCII, reads to pip as other text ("+AAo-" is a line
+// break): a pin can hide there (review of issue 14). Its line and codec,
+// or "" for none.
+func codingLine(src []byte) (int, string) {
+	lines := bytes.SplitN(src, []byte("\n"), 3)
+	for i, l := range lines[:min(2, len(lines))] {
+		if len(l) == 0 || l[0] != '#' {
+			continue
+		}
+		m := codingRe.FindSubmatch(l)
+		if m == nil {
+			continue
+		}
+		codec := strings.ToLower(strings.ReplaceAll(string(m[1]), "_", "-"))
+		switch codec {
+		case "utf-8", "utf8", "ascii", "us-ascii", "utf-8-sig":
+			return 0, ""
+		case "latin-1", "latin1", "iso-8859-1", "iso8859-1", "l1", "cp1252", "windows-1252":
+			if isASCII(src) {
+				return 0, ""
+			}
+		}
+		return i + 1, string(m[1])
+	}
+	return 0, ""
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // wheelRe is pip's Wheel.wheel_file_re: name, version, optional build

@@ -249,3 +249,28 @@ func TestPipLineReading(t *testing.T) {
 		})
 	}
 }
+
+// pip honours a coding line (PEP 263): a UTF-7 file reads to pip as other
+// text, so it is not read, always reported (review of issue 14).
+func TestCodingLine(t *testing.T) {
+	for src, bad := range map[string]bool{
+		"# -*- coding: utf-7 -*-\n# pinned +AAo-mooncake-transfer-engine-rocm==0.3.0 # +AFw-\nmooncake-transfer-engine-rocm>=0.3.13\n": true,
+		"#!/x\n# vim: set fileencoding=utf-16 :\npkg\n":                 true,
+		"# coding: utf-8\npkg\n":                                        false,
+		"# coding: latin-1\npkg\n":                                      false, // all ASCII: the same text
+		"# coding: latin-1\n# caf\xe9\npkg\n":                           true,
+		"pkg\nnumpy\n# coding: utf-7 (third line: pip does not look)\n": false,
+		"pkg  # coding: utf-7 (not at the start of the line)\n":         false,
+	} {
+		d := parseAs[*RequirementsDocument](t, KindRequirements, "r.txt", src)
+		got := false
+		for _, e := range d.Errors {
+			if strings.Contains(e.Message, "(its coding line)") && !e.Syntax {
+				got = true
+			}
+		}
+		if got != bad {
+			t.Errorf("%q: coding error %v, want %v (%+v)", src, got, bad, d.Errors)
+		}
+	}
+}

@@ -253,6 +253,8 @@ func (x *shellExtractor) visit(n syntax.Node) bool {
 	}
 	x.stack = append(x.stack, n)
 	switch n := n.(type) {
+	case *syntax.Stmt:
+		x.stdinScript(n)
 	case *syntax.FuncDecl:
 		name := ""
 		namePos := x.nodeSpan(n)

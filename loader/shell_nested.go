@@ -42,15 +42,37 @@ func nestedScriptArg(args []*syntax.Word) (int, int) {
 				return i, j
 			}
 		case base == "su":
-			for j := i + 1; j+1 < len(args); j++ {
+			for j := i + 1; j < len(args); j++ {
 				o, _ := wordLiteral(args[j])
-				if o == "-c" || o == "--command" {
+				if (o == "-c" || o == "--command") && j+1 < len(args) {
 					return i, j + 1
+				}
+				if lead := suInline(args[j]); lead > 0 {
+					return i, j
 				}
 			}
 		}
 	}
 	return -1, -1
+}
+
+// suInline is the length of the option that starts a word holding su's
+// command as well (--command=…, -c…), or 0.
+func suInline(w *syntax.Word) int {
+	if len(w.Parts) == 0 {
+		return 0
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return 0
+	}
+	switch {
+	case strings.HasPrefix(l.Value, "--command="):
+		return len("--command=")
+	case strings.HasPrefix(l.Value, "-c") && len(l.Value) > 2 || l.Value == "-c" && len(w.Parts) > 1:
+		return 2
+	}
+	return 0
 }
 
 // shellCArg reads a shell's options from args[from:] the way bash does and
@@ -140,27 +162,47 @@ func (t *nestedText) addEscaped(s string, at int, quoted bool) {
 	}
 }
 
-func (x *shellExtractor) nestedText(w *syntax.Word) nestedText {
+// nestedText decodes a word the way the outer shell does before the inner
+// one runs, from the file's bytes (a literal's Value has lost its line
+// continuations, so offsets taken from it would drift), skipping the
+// first skip bytes of the word (su --command=…).
+func (x *shellExtractor) nestedText(w *syntax.Word, skip int) nestedText {
 	t := nestedText{exact: true}
-	raw := func(n syntax.Node) {
+	start := x.off(w.Pos()) + skip
+	src := func(n syntax.Node) (string, int, bool) {
 		s, e := x.off(n.Pos()), x.off(n.End())
-		if s >= 0 && e <= len(x.str) && s <= e {
-			t.add(x.str[s:e], s)
+		s = max(s, start)
+		if s < 0 || e > len(x.str) || s > e {
+			return "", 0, false
+		}
+		return x.str[s:e], s, true
+	}
+	raw := func(n syntax.Node) {
+		if text, at, ok := src(n); ok {
+			t.add(text, at)
 		}
 		t.exact = false
 	}
 	var parts func(ps []syntax.WordPart, quoted bool)
 	parts = func(ps []syntax.WordPart, quoted bool) {
 		for _, p := range ps {
+			if x.off(p.End()) <= start {
+				continue
+			}
 			switch p := p.(type) {
 			case *syntax.Lit:
-				t.addEscaped(p.Value, x.off(p.Pos()), quoted)
-			case *syntax.SglQuoted:
-				if p.Dollar {
-					raw(p)
-					continue
+				if text, at, ok := src(p); ok {
+					t.addEscaped(text, at, quoted)
 				}
-				t.add(p.Value, x.off(p.Left)+1)
+			case *syntax.SglQuoted:
+				if text, at, ok := src(p); ok && len(text) >= 2 {
+					if p.Dollar {
+						// $'…': ANSI-C escapes, decoded.
+						t.addANSIC(text[2:len(text)-1], at+2)
+					} else {
+						t.add(text[1:len(text)-1], at+1)
+					}
+				}
 			case *syntax.DblQuoted:
 				parts(p.Parts, true)
 			default:
@@ -172,6 +214,66 @@ func (x *shellExtractor) nestedText(w *syntax.Word) nestedText {
 	return t
 }
 
+// addANSIC decodes bash's $'…' escapes, each decoded byte mapped to the
+// escape it came from.
+func (t *nestedText) addANSIC(s string, at int) {
+	simple := map[byte]byte{'n': '\n', 't': '\t', 'r': '\r', 'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': '\f', 'v': '\v', '\\': '\\', '\'': '\'', '"': '"', '?': '?'}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			t.text = append(t.text, s[i])
+			t.offs = append(t.offs, at+i)
+			continue
+		}
+		c := s[i+1]
+		if b, ok := simple[c]; ok {
+			t.text = append(t.text, b)
+			t.offs = append(t.offs, at+i)
+			i++
+			continue
+		}
+		n, base, maxDigits := 0, 8, 3
+		j := i + 1
+		switch c {
+		case 'x':
+			base, maxDigits, j = 16, 2, i+2
+		case 'u':
+			base, maxDigits, j = 16, 4, i+2
+		case 'U':
+			base, maxDigits, j = 16, 8, i+2
+		}
+		k := j
+		for k < len(s) && k-j < maxDigits && isDigitIn(s[k], base) {
+			n = n*base + digitVal(s[k])
+			k++
+		}
+		if k == j {
+			// Not an escape bash knows: kept as written.
+			t.text = append(t.text, s[i])
+			t.offs = append(t.offs, at+i)
+			continue
+		}
+		for _, b := range []byte(string(rune(n))) {
+			t.text = append(t.text, b)
+			t.offs = append(t.offs, at+i)
+		}
+		i = k - 1
+	}
+}
+
+func isDigitIn(c byte, base int) bool {
+	return digitVal(c) < base && (c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f')
+}
+
+func digitVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c|0x20 >= 'a' && c|0x20 <= 'f':
+		return int(c|0x20-'a') + 10
+	}
+	return 99
+}
+
 // nested parses the script argument of a command that starts a shell and
 // adds what it holds to the document.
 func (x *shellExtractor) nested(args []*syntax.Word) {
@@ -179,7 +281,32 @@ func (x *shellExtractor) nested(args []*syntax.Word) {
 	if i < 0 || x.depth >= maxNestedDepth {
 		return
 	}
-	t := x.nestedText(args[i])
+	skip := 0
+	if i == sh || i > sh && suInline(args[i]) > 0 && !isOptionArgOfSu(args, i) {
+		skip = suInline(args[i])
+	}
+	x.nestedScript(args[sh], args[i], x.nestedText(args[i], skip))
+}
+
+// isOptionArgOfSu reports whether args[i] follows a separate -c or
+// --command (so it is the whole script, not an inline option).
+func isOptionArgOfSu(args []*syntax.Word, i int) bool {
+	if i == 0 {
+		return false
+	}
+	o, _ := wordLiteral(args[i-1])
+	return o == "-c" || o == "--command"
+}
+
+// nestedScript parses t, the script a shell started by the word sh runs,
+// which stands in the file at the word at (a script argument, or the body
+// of a here-document or here-string given to the shell).
+func (x *shellExtractor) nestedScript(sh, at *syntax.Word, t nestedText) {
+	if x.depth >= maxNestedDepth {
+		return
+	}
+	args := []*syntax.Word{sh, at}
+	i := 1
 	if len(t.text) == 0 {
 		return
 	}
@@ -194,7 +321,7 @@ func (x *shellExtractor) nested(args []*syntax.Word) {
 	// outerRange maps a range of the nested text to the outer text's.
 	outerRange := func(s, e int) (int, int) {
 		if s >= len(t.offs) {
-			end := x.off(args[i].End())
+			end := x.off(at.End())
 			return end, end
 		}
 		os := t.offs[s]
@@ -207,7 +334,7 @@ func (x *shellExtractor) nested(args []*syntax.Word) {
 	if *x.nestedParser == nil {
 		*x.nestedParser = newShellParser()
 	}
-	src := shellSource{text: t.text, once: true, parser: *x.nestedParser,
+	src := shellSource{text: t.text, parser: *x.nestedParser,
 		span: func(s, e int) Pos { return x.src.span(outerRange(s, e)) },
 		textOf: func(s, e int) string {
 			os, oe := outerRange(s, e)
@@ -229,13 +356,87 @@ func (x *shellExtractor) nested(args []*syntax.Word) {
 	x.tooMany = x.tooMany || y.tooMany
 	x.script.merge(y.script)
 	x.errs = append(append(x.errs, y.errs...), bound...)
-	// A syntax error is the inner script's only when its text is exactly
-	// what runs; with expansions kept as written it may be ours.
-	if t.exact {
-		for _, e := range errs {
-			e.Message = "shell, in the script `" + x.nodeText(args[sh]) + "` runs: " + strings.TrimPrefix(e.Message, "shell: ")
-			x.synErrs = append(x.synErrs, e)
+	// With expansions in the script, its text is read as written (the
+	// outer shell replaces them first): an error may be that reading's,
+	// and says so. It is reported either way: what the inner parse could
+	// not read could be the source build.
+	for _, e := range errs {
+		e.Message = "shell, in the script `" + x.nodeText(sh) + "` runs: " + strings.TrimPrefix(e.Message, "shell: ")
+		if !t.exact {
+			e.Message += " (the script holds expansions, read as written)"
 		}
+		x.synErrs = append(x.synErrs, e)
 	}
 	x.synErrs = append(x.synErrs, y.synErrs...)
+}
+
+// stdinScript parses the here-document or here-string a statement gives a
+// shell that reads its script from standard input (`bash <<EOF`, `docker
+// run -i IMAGE bash <<'EOF'`, `sh <<< '…'`).
+func (x *shellExtractor) stdinScript(st *syntax.Stmt) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(st.Redirs) == 0 {
+		return
+	}
+	sh := readsStdin(call.Args)
+	if sh < 0 {
+		return
+	}
+	for _, r := range st.Redirs {
+		switch {
+		case (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil:
+			var t nestedText
+			if quotedDelimiter(r.Word) {
+				// <<'EOF': the body is the script as written.
+				t = nestedText{exact: true}
+				if s, e := x.off(r.Hdoc.Pos()), x.off(r.Hdoc.End()); s >= 0 && e <= len(x.str) && s <= e {
+					t.add(x.str[s:e], s)
+				}
+			} else {
+				t = x.nestedText(r.Hdoc, 0)
+			}
+			x.nestedScript(call.Args[sh], r.Hdoc, t)
+		case r.Op == syntax.WordHdoc && r.Word != nil:
+			x.nestedScript(call.Args[sh], r.Word, x.nestedText(r.Word, 0))
+		}
+	}
+}
+
+// readsStdin is the index of a shell among args that is given no script
+// (no -c, no file): it reads its script from standard input; else -1.
+func readsStdin(args []*syntax.Word) int {
+	for i, a := range args {
+		v, ok := wordLiteral(a)
+		if !ok || !nestedShells[path.Base(v)] {
+			continue
+		}
+		if shellCArg(args, i+1) >= 0 {
+			return -1
+		}
+		for _, o := range args[i+1:] {
+			ov, ok := wordLiteral(o)
+			if !ok || !strings.HasPrefix(ov, "-") && !strings.HasPrefix(ov, "+") {
+				return -1 // a script file
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+func quotedDelimiter(w *syntax.Word) bool {
+	if w == nil {
+		return false
+	}
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		case *syntax.Lit:
+			if strings.Contains(p.Value, `\`) {
+				return true
+			}
+		}
+	}
+	return false
 }

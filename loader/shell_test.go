@@ -255,13 +255,14 @@ func TestNestedShell(t *testing.T) {
 	if _, ok := got["not-a-script"]; ok {
 		t.Error("bash FILE -c …: -c after the script file is an argument of it, not a script")
 	}
-	// The exact inner script's syntax error is one (line 7); the one with
-	// an expansion is not known exactly and is not reported (line 8).
+	// The inner scripts' syntax errors are reported: exact (line 7), and
+	// read as written when the script holds expansions (line 8), which
+	// the message says.
 	var lines []int
 	for _, e := range d.Errors {
 		lines = append(lines, e.Pos.Line)
 	}
-	if fmt.Sprint(lines) != "[7]" || !strings.Contains(d.Errors[0].Message, "in the script `sh` runs") {
+	if fmt.Sprint(lines) != "[7 8]" || !strings.Contains(d.Errors[0].Message, "in the script `sh` runs") || !strings.Contains(d.Errors[1].Message, "read as written") {
 		t.Errorf("errors: %+v", d.Errors)
 	}
 }

@@ -114,3 +114,60 @@ func TestRealRepositoryClasses(t *testing.T) {
 		}
 	}
 }
+
+// The review of issues 13 and 14 found these fail-opens; each is a fixture
+// through the binary.
+func TestReviewFailOpens(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []string // path:line rule, among the findings
+	}{
+		{"a CUDA comment and a rocm630 base image are no other platform", map[string]string{
+			"docker/Dockerfile.mi300": "# Unlike the CUDA image, this one builds the transfer engine itself.\nFROM lmsysorg/sglang:v0.4.5-rocm630-mi30x\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/Mooncake\n",
+		}, []string{"docker/Dockerfile.mi300:3 BG104"}},
+		{"a directory named xpu is no other platform", map[string]string{
+			"docker/xpu/Dockerfile": "ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/M && cd /opt/M && make\n",
+		}, []string{"docker/xpu/Dockerfile:3 BG104"}},
+		{"line continuations inside an unquoted bash -c script", map[string]string{
+			"build.sh": "#!/bin/bash\nbash -c g\\\ni\\\nt\\\n\\ clone\\ https://github.com/kvcache-ai/Mooncake.git\\ /opt/M\\;cd\\ /opt/M\\;make\n",
+		}, []string{"build.sh:2 BG104"}},
+		{"a $'…' script, a here-document and a here-string given to a shell, su --command=", map[string]string{
+			"run.sh": "#!/bin/bash\n" +
+				"docker run --rm img bash -lc $'git clone https://github.com/kvcache-ai/Mooncake.git /a\\ncd /a && make'\n" +
+				"docker run -i img bash <<'EOF'\ngit clone https://github.com/kvcache-ai/Mooncake.git /b\nEOF\n" +
+				"sh <<< \"git clone https://github.com/kvcache-ai/Mooncake.git /c\"\n" +
+				"su u --command='git clone https://github.com/kvcache-ai/Mooncake.git /d'\n",
+		}, []string{"run.sh:2 BG104", "run.sh:4 BG104", "run.sh:6 BG104", "run.sh:7 BG104"}},
+		{"a construct mvdan/sh refuses in a RUN is an error, not a gap", map[string]string{
+			"docker/Dockerfile.rocm": "FROM rocm/dev-ubuntu-22.04\nRUN f() { echo $((1.5)); }; git clone https://github.com/kvcache-ai/Mooncake.git /opt/M && cd /opt/M && make\n",
+		}, []string{"docker/Dockerfile.rocm:2 BG001"}},
+		{"${VAR} in a pin's extras", map[string]string{
+			"requirements/rocm.txt": "mooncake-transfer-engine-rocm[${MC_EXTRAS}]>=0.3.13\n",
+		}, []string{"requirements/rocm.txt:1 BG202"}},
+		{"a UTF-7 coding line", map[string]string{
+			"requirements/rocm.txt": "# -*- coding: utf-7 -*-\n# pinned +AAo-mooncake-transfer-engine-rocm==0.3.0 # +AFw-\nmooncake-transfer-engine-rocm>=0.3.13\n",
+		}, []string{"requirements/rocm.txt:1 BG001"}},
+		{"--pre lets ==0.3.13.* admit 0.3.13rc1", map[string]string{
+			"requirements/rocm.txt": "--pre\nmooncake-transfer-engine-rocm==0.3.13.*\n",
+		}, []string{"requirements/rocm.txt:2 BG202"}},
+		{"targets handed to bake through a variable", map[string]string{
+			"ci.sh": "#!/bin/bash\nfor t in mooncake_rocm vllm_rocm; do docker buildx bake -f ci.hcl \"$t\"; done\n",
+		}, []string{"ci.sh:2 BG101"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeTree(t, c.files)
+			rep, r := lintJSON(t, dir)
+			got := map[string]bool{}
+			for _, f := range rep.Findings {
+				got[fmt.Sprintf("%s:%d %s", f.Path, f.Line, f.Rule)] = true
+			}
+			for _, w := range c.want {
+				if !got[w] {
+					t.Errorf("no %s (exit %d): %v", w, r.code, rep.Findings)
+				}
+			}
+		})
+	}
+}

@@ -14,7 +14,7 @@ migration := {
 	],
 	"repositories": ["github.com/kvcache-ai/Mooncake"],
 	"scope": [],
-	"platform": ["rocm", "hip", "amdgpu", "gfx*"],
+	"platform": ["rocm*", "hip*", "amdgpu", "gfx*"],
 	"other_platforms": ["cuda", "nvidia", "nvcc", "ascend", "npu", "cann", "musa", "xpu"],
 }
 
@@ -30,6 +30,13 @@ words_of := {
 shows(path, words) if {
 	some w in words
 	w in object.get(words_of, path, set())
+}
+
+shows(path, words) if {
+	some w in words
+	endswith(w, "*")
+	some x in object.get(words_of, path, set())
+	startswith(x, trim_suffix(w, "*"))
 }
 
 config := {"migrations": [migration]}

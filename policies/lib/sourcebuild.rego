@@ -44,14 +44,17 @@ by_known_name(m) := {d.path |
 }
 
 # other_platform reports whether a build file is for another platform: its
-# path or text has a word of another platform (cuda, ascend) and none of
-# the package's (rocm, hip). Building the package there is not its source
-# build: TensorRT-LLM's CUDA install_mooncake.sh, the Mooncake
-# repository's Ascend scripts (issue 13).
+# code (comments left out, not its path) has a word of another platform
+# (cuda, ascend) and neither its code nor its path has one of the
+# package's (rocm*, hip*). Building the package there is not its source
+# build: TensorRT-LLM's CUDA install_mooncake.sh (-DUSE_CUDA=ON), the
+# Mooncake repository's Ascend scripts (issue 13). A comment or a
+# directory name is no evidence of another platform (review: "# Unlike the
+# CUDA image" in a ROCm Dockerfile, docker/xpu/Dockerfile).
 other_platform(m, path) if {
 	others := object.get(m, "other_platforms", [])
 	count(others) > 0
-	buildgate.source_words(path, others)
+	buildgate.code_words(path, others)
 	not buildgate.source_words(path, object.get(m, "platform", []))
 }
 

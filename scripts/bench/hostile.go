@@ -106,6 +106,14 @@ var hostileCases = []hostileCase{
 	{"shell: a value of 2M words naming the package, 4 MB", "ci/s.sh", func(s int) string {
 		return "mooncake=1\nX=\"" + strings.Repeat("a ", min(s, 4<<20-64)/2-32) + "\"\n"
 	}},
+	// Asked per element of a file: once per file (review of issue 13: 140 s).
+	{"shell: 35,000 local-wheel installs naming the package", "ci/t.sh", func(s int) string {
+		var b strings.Builder
+		for i := 0; i < 35000; i++ {
+			fmt.Fprintf(&b, "pip install mooncake-wheel/dist/x%d.whl\n", i)
+		}
+		return b.String()
+	}},
 	{"text: lone CRs", "ci/k.sh", func(s int) string { return fill("", "echo a\r", "", s) }},
 	{"text: invalid UTF-8 everywhere", "ci/l.sh", func(s int) string { return fill("", "echo \xff\xfe\n", "", s) }},
 }

@@ -63,10 +63,11 @@ func main() {
 		return
 	}
 	pool := fixtures(repo)
-	fmt.Printf("buildgate benchmark: %d CPUs (GOMAXPROCS), best of %d runs\n\n", numCPU(), *runs)
+	conftest, conftestPol := installConftest(work)
+	fmt.Printf("buildgate benchmark: %d CPUs (GOMAXPROCS), best of %d runs; conftest %s with the equivalent rule (BG102) on what it can read\n\n", numCPU(), *runs, conftestVersion)
 	table := func() {
-		fmt.Println("| repository | files | MB | lint wall | lint files/s | lint peak RSS | parse wall | parse peak RSS | lint / parse |")
-		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Println("| repository | files | MB | lint wall | lint files/s | lint peak RSS | parse wall | parse peak RSS | lint / parse | conftest wall | conftest peak RSS | buildgate / conftest |")
+		fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	}
 	var roots []string
 	var names []string
@@ -107,8 +108,13 @@ func main() {
 		files, bytes := count(root)
 		lw, lm := best(*runs, bin, "lint", "--root", root, "--format", "json", "--output", filepath.Join(work, "out.json"), "--fail-on", "never")
 		pw, pm := best(*runs, self, "-parse-only", root)
-		fmt.Printf("| %s | %d | %.1f | %.3f s | %.0f | %.0f MB | %.3f s | %.0f MB | %.2f |\n",
-			names[i], files, float64(bytes)/1e6, lw.Seconds(), float64(files)/lw.Seconds(), lm, pw.Seconds(), pm, lw.Seconds()/pw.Seconds())
+		cf := "- | - | -"
+		if conftest != "" {
+			cw, cm := best(*runs, conftest, "test", "--no-color", "-p", conftestPol, root)
+			cf = fmt.Sprintf("%.3f s | %.0f MB | %.2f", cw.Seconds(), cm, lw.Seconds()/cw.Seconds())
+		}
+		fmt.Printf("| %s | %d | %.1f | %.3f s | %.0f | %.0f MB | %.3f s | %.0f MB | %.2f | %s |\n",
+			names[i], files, float64(bytes)/1e6, lw.Seconds(), float64(files)/lw.Seconds(), lm, pw.Seconds(), pm, lw.Seconds()/pw.Seconds(), cf)
 	}
 }
 

@@ -98,7 +98,7 @@ deny contains lib.finding(s.doc, w, msg) if {
 	some s in sb.scripts(m)
 	some a in s.script.assignments
 	some w in a.words
-	listed_in(m, w.value, [a.name, a.function])
+	listed_in_script(m, s, w.value, a.name, a.function)
 	msg := sprintf("`%s` in `%s` names a stage of the %s source build; %s", [w.value, a.name, m.package, lib.remedy(m)])
 }
 
@@ -107,7 +107,7 @@ deny contains lib.finding(s.doc, w, msg) if {
 	some s in sb.scripts(m)
 	some loop in s.script.for_loops
 	some w in loop.words
-	listed_in(m, w.value, [loop.var, loop.function])
+	listed_in_script(m, s, w.value, loop.var, loop.function)
 	msg := sprintf("loop entry `%s` names a stage of the %s source build; %s", [w.value, m.package, lib.remedy(m)])
 }
 
@@ -201,6 +201,19 @@ listed_in(m, v, _) if {
 	listed_name(m, v)
 	some part in regex.split(`[-_.]`, lower(v))
 	part in build_parts
+}
+
+# listed_in_script is listed_in for a list held by a variable (or loop
+# variable) var: its context is also any command that builds images with
+# it (for t in mooncake_rocm vllm_rocm; do docker buildx bake "$t"; done).
+listed_in_script(m, _, v, var, fn) if listed_in(m, v, [var, fn])
+
+listed_in_script(m, s, v, var, _) if {
+	listed_name(m, v)
+	some c in s.script.commands
+	builds_images(c)
+	some w in c.words
+	lib.expands(w.text, var)
 }
 
 build_parts := {"build", "builder", "source", "src", "export", "wheel", "wheels", "ci", "stage", "target", "image", "compile", "base"}

@@ -139,3 +139,15 @@ test_words_that_only_contain_the_token_are_no_stages if {
 	])
 	fx.lines(got) == {5, 9, 10}
 }
+
+# A list handed to bake or docker through a variable names targets, even
+# when the file that defines them is elsewhere (review of issue 13).
+test_lists_handed_to_a_builder if {
+	got := rule.deny with input as fx.one("shell", "ci.sh", [
+		"for t in mooncake_rocm vllm_rocm; do docker buildx bake -f ci.hcl \"$t\"; done", # 1
+		"TS=\"mooncake-rocm vllm-rocm\"", # 2
+		"docker buildx bake -f ci.hcl $TS",
+		"for p in mooncake_master mooncake_client; do pkill \"$p\"; done", # not to a builder
+	])
+	fx.lines(got) == {1, 2}
+}

@@ -144,7 +144,7 @@ test_other_platforms_are_not_this_source_build if {
 		"cd Mooncake && cmake .. && make -j",
 	]
 	inp := fx.input_of([["shell", p, build] | some p in ["cuda.sh", "ascend.sh", "rocm.sh", "both.sh", "none.sh"]])
-	got := rule.deny with input as inp with buildgate.source_words as fx.shows
+	got := rule.deny with input as inp with buildgate.source_words as fx.shows with buildgate.code_words as fx.shows
 	{f.path | some f in got} == {"rocm.sh", "both.sh", "none.sh"}
 }
 

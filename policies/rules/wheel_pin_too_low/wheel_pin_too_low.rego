@@ -42,21 +42,37 @@ deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), {"text": r.
 
 	# An invalid specifier is an error entry of the document (BG001).
 	pep440.valid_specifier(r.specifier)
-	w := pep440.witness_below(r.specifier, m.minimum)
+	w := witness(d.path, r.specifier, m.minimum)
 	msg := sprintf("`%s %s` admits %s, below the minimum %s; require `%s`", [r.name, r.specifier, w, m.minimum, pin.wanted(m)])
 	fix := {"description": sprintf("require %s >= %s", [r.name, m.minimum]), "replacement": sprintf(">= %s", [m.minimum]), "pos": pin.spec_span(r)}
 }
 
-# A version only the environment knows: pip replaces ${NAME} when it
-# installs, so no version can be shown to meet the minimum (fail closed).
-deny contains lib.finding_at(d, pin.spec_span(r), msg) if {
+# A requirement only the environment completes: pip replaces ${NAME}
+# before it reads the line, so a variable anywhere in it (the version, the
+# extras, a marker) can change what is installed — extras can even turn
+# it into a URL (review of issue 14). Nothing can be shown to meet the
+# minimum: fail closed.
+deny contains lib.finding_at(d, r.pos, msg) if {
 	some m in lib.migrations
 	some d in lib.documents("requirements")
 	lib.in_scope(m, d.path)
 	some r in d.requirements
 	pin.names(m, r)
-	pin.from_index(r)
-	contains(r.specifier, "${")
+	count(r.env) > 0
 	vars := concat(", ", [e.text | some e in r.env])
-	msg := sprintf("the version in `%s %s` comes from the environment (%s), which pip reads only when it installs: buildgate cannot show it is at least %s; write the version out: `%s`", [r.name, r.specifier, vars, m.minimum, pin.wanted(m)])
+	msg := sprintf("`%s` holds %s, which pip replaces from the environment before it reads the line: buildgate cannot show that what it installs is at least %s; write the requirement out: `%s`", [r.raw, vars, m.minimum, pin.wanted(m)])
+}
+
+# witness is a version below the minimum the specifier admits, with
+# pre-releases when pip's --pre is given in any requirements file (pip
+# applies it to the whole install; review of issue 14: ==0.3.13.* admits
+# 0.3.13rc1 then).
+witness(_, spec, minimum) := pep440.witness_below(spec, minimum) if not pre
+
+witness(_, spec, minimum) := pep440.witness_below_pre(spec, minimum) if pre
+
+pre if {
+	some d in lib.documents("requirements")
+	some o in d.options
+	o.name == "pre"
 }

@@ -59,11 +59,35 @@ test_version_from_the_environment if {
 	got := rule.deny with input as fx.one("requirements", "requirements/rocm.txt", ["mooncake-transfer-engine-rocm>=${MC_VERSION}"])
 	count(got) == 1
 	some f in got
-	contains(f.msg, "comes from the environment (${MC_VERSION})")
-	f.pos.column == 30
+	contains(f.msg, "holds ${MC_VERSION}, which pip replaces from the environment")
+	f.pos.line == 1
 }
 
-test_environment_outside_the_version_is_fine if {
-	got := rule.deny with input as fx.one("requirements", "requirements/rocm.txt", ["mooncake-transfer-engine-rocm>=0.3.13 ; python_version > \"${PY}\""])
+# Anywhere in the requirement: extras can turn it into a URL
+# (mooncake-transfer-engine-rocm[${X}]>=0.3.13 with X="] @ https://…?x=[").
+test_environment_anywhere_fails_closed if {
+	got := rule.deny with input as fx.one("requirements", "requirements/rocm.txt", [
+		"mooncake-transfer-engine-rocm[${MC_EXTRAS}]>=0.3.13",
+		"mooncake-transfer-engine-rocm>=0.3.13 ; python_version > \"${PY}\"",
+		"numpy>=${NP}",
+	])
+	fx.lines(got) == {1, 2}
+}
+
+# pip's --pre allows pre-releases for the whole install: ==0.3.13.* then
+# admits 0.3.13rc1, below 0.3.13.
+test_pre_option if {
+	got := rule.deny with input as fx.input_of([
+		["requirements", "requirements/rocm.txt", ["-r common.txt", "mooncake-transfer-engine-rocm==0.3.13.*"]],
+		["requirements", "requirements/common.txt", ["--pre"]],
+	])
+	count(got) == 1
+	some f in got
+	contains(f.msg, "admits 0.3.13")
+	not_without_pre
+}
+
+not_without_pre if {
+	got := rule.deny with input as fx.one("requirements", "requirements/rocm.txt", ["mooncake-transfer-engine-rocm==0.3.13.*"])
 	count(got) == 0
 }

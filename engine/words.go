@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/topdown"
+)
+
+// wordSet is the words (lower-case runs of ASCII letters and digits) of a
+// document's code, comments left out, and of its path: made once per path
+// and evaluation, so that a rule may ask about every element of a file
+// without rescanning it (a 1.5 MB script asked 35,000 times took 140 s).
+type wordSet struct {
+	code, path map[string]bool
+}
+
+// words is the word set of the source at path.
+func (s *sources) words(path string, raw []byte) *wordSet {
+	if v, ok := s.wordSets.Load(path); ok {
+		return v.(*wordSet)
+	}
+	ws := &wordSet{code: map[string]bool{}, path: map[string]bool{}}
+	addWords(ws.path, []byte(strings.ToLower(path)))
+	for _, line := range bytes.Split(bytes.ToLower(raw), []byte("\n")) {
+		addWords(ws.code, line[:codeEnd(line)])
+	}
+	v, _ := s.wordSets.LoadOrStore(path, ws)
+	return v.(*wordSet)
+}
+
+// codeEnd is where a line's comment starts (# or //, at the line's start
+// or after white space), else its length. A # inside a string is taken
+// for a comment too: the platform words it hides can only make a file
+// count as the package's platform less, never more, and code words decide
+// only which files are another platform's (see policies/lib/sourcebuild).
+func codeEnd(line []byte) int {
+	for i := 0; i < len(line); i++ {
+		if i > 0 && line[i-1] != ' ' && line[i-1] != '\t' {
+			continue
+		}
+		if line[i] == '#' || line[i] == '/' && i+1 < len(line) && line[i+1] == '/' {
+			return i
+		}
+	}
+	return len(line)
+}
+
+func addWords(set map[string]bool, text []byte) {
+	isAlnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+	for i := 0; i < len(text); {
+		if !isAlnum(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isAlnum(text[j]) {
+			j++
+		}
+		set[string(text[i:j])] = true
+		i = j
+	}
+}
+
+// has reports whether a set holds one of the words (a word ending in *
+// matches as a prefix).
+func has(set map[string]bool, exact, prefixes []string) bool {
+	for _, e := range exact {
+		if set[e] {
+			return true
+		}
+	}
+	if len(prefixes) == 0 {
+		return false
+	}
+	for w := range set {
+		for _, p := range prefixes {
+			if strings.HasPrefix(w, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wordsBuiltin is buildgate.source_words (withPath: the path's words
+// count too) and buildgate.code_words.
+func wordsBuiltin(withPath bool) topdown.BuiltinFunc {
+	return func(bctx topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+		path, err := stringArg(ops[0], 1)
+		if err != nil {
+			return err
+		}
+		arr, ok := ops[1].Value.(*ast.Array)
+		if !ok {
+			return fmt.Errorf("operand 2 must be an array of strings, got %s", ast.ValueName(ops[1].Value))
+		}
+		var exact, prefixes []string
+		var argErr error
+		arr.Foreach(func(t *ast.Term) {
+			w, isStr := t.Value.(ast.String)
+			if !isStr {
+				argErr = fmt.Errorf("operand 2 must be an array of strings")
+				return
+			}
+			lw := strings.ToLower(string(w))
+			if p, ok := strings.CutSuffix(lw, "*"); ok {
+				prefixes = append(prefixes, p)
+			} else if lw != "" {
+				exact = append(exact, lw)
+			}
+		})
+		if argErr != nil {
+			return argErr
+		}
+		if len(exact)+len(prefixes) == 0 {
+			return iter(ast.BooleanTerm(false))
+		}
+		var s *sources
+		if bctx.Context != nil {
+			s, _ = bctx.Context.Value(sourcesKey{}).(*sources)
+		}
+		raw, ok := []byte(nil), false
+		if s != nil {
+			raw, ok = s.raw[path]
+		}
+		if !ok {
+			return iter(ast.BooleanTerm(true))
+		}
+		// One answer per file and question: a rule asks it for every
+		// element of a file, and a prefix is matched against every word.
+		key := fmt.Sprintf("%t\x00%s\x00%q\x00%q", withPath, path, exact, prefixes)
+		if v, ok := s.answers.Load(key); ok {
+			return iter(ast.BooleanTerm(v.(bool)))
+		}
+		ws := s.words(path, raw)
+		ok = has(ws.code, exact, prefixes) || withPath && has(ws.path, exact, prefixes)
+		s.answers.Store(key, ok)
+		return iter(ast.BooleanTerm(ok))
+	}
+}
