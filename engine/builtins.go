@@ -33,7 +33,7 @@ func init() {
 		types.Args(types.Named("kind", types.S), types.Named("path", types.S), types.Named("source", types.S)), types.Named("document", types.A), builtinParse)
 	register("buildgate.source_contains", "reports whether the source of the document at path contains any of the strings, ignoring case (true when the source is not at hand, as in policy tests)",
 		types.Args(types.Named("path", types.S), types.Named("needles", types.NewArray(nil, types.S))), types.Named("ok", types.B), builtinSourceContains)
-	register("buildgate.source_words", "reports whether the path or the code (comments left out) of the document at path has any of the words (runs of letters and digits, any case; a word ending in * matches as a prefix); true when the source is not at hand, as in policy tests",
+	register("buildgate.source_words", "reports whether the path or the text (comments included) of the document at path has any of the words (runs of letters and digits, any case; a word ending in * matches as a prefix); true when the source is not at hand, as in policy tests",
 		types.Args(types.Named("path", types.S), types.Named("words", types.NewArray(nil, types.S))), types.Named("ok", types.B), wordsBuiltin(true))
 	register("buildgate.code_words", "reports whether the code (comments left out; not the path) of the document at path has any of the words, as buildgate.source_words matches them; true when the source is not at hand",
 		types.Args(types.Named("path", types.S), types.Named("words", types.NewArray(nil, types.S))), types.Named("ok", types.B), wordsBuiltin(false))

@@ -14,7 +14,7 @@ import (
 // and evaluation, so that a rule may ask about every element of a file
 // without rescanning it (a 1.5 MB script asked 35,000 times took 140 s).
 type wordSet struct {
-	code, path map[string]bool
+	all, code, path map[string]bool
 }
 
 // words is the word set of the source at path.
@@ -22,9 +22,11 @@ func (s *sources) words(path string, raw []byte) *wordSet {
 	if v, ok := s.wordSets.Load(path); ok {
 		return v.(*wordSet)
 	}
-	ws := &wordSet{code: map[string]bool{}, path: map[string]bool{}}
+	ws := &wordSet{all: map[string]bool{}, code: map[string]bool{}, path: map[string]bool{}}
 	addWords(ws.path, []byte(strings.ToLower(path)))
-	for _, line := range bytes.Split(bytes.ToLower(raw), []byte("\n")) {
+	low := bytes.ToLower(raw)
+	addWords(ws.all, low)
+	for _, line := range bytes.Split(stripBlockComments(low), []byte("\n")) {
 		addWords(ws.code, line[:codeEnd(line)])
 	}
 	v, _ := s.wordSets.LoadOrStore(path, ws)
@@ -32,10 +34,10 @@ func (s *sources) words(path string, raw []byte) *wordSet {
 }
 
 // codeEnd is where a line's comment starts (# or //, at the line's start
-// or after white space), else its length. A # inside a string is taken
-// for a comment too: the platform words it hides can only make a file
-// count as the package's platform less, never more, and code words decide
-// only which files are another platform's (see policies/lib/sourcebuild).
+// or after white space), else its length. Code words only ever serve as
+// evidence of another platform (the package's own platform is read from
+// the whole text and the path): cutting too much (a # inside a string)
+// can only make a file count as another platform's less, never more.
 func codeEnd(line []byte) int {
 	for i := 0; i < len(line); i++ {
 		if i > 0 && line[i-1] != ' ' && line[i-1] != '\t' {
@@ -46,6 +48,33 @@ func codeEnd(line []byte) int {
 		}
 	}
 	return len(line)
+}
+
+// stripBlockComments blanks /* … */ (HCL's block comments; elsewhere a
+// glob such as dist/* may be cut too, which only removes evidence of
+// another platform), keeping line breaks.
+func stripBlockComments(text []byte) []byte {
+	if !bytes.Contains(text, []byte("/*")) {
+		return text
+	}
+	out := bytes.Clone(text)
+	for i := 0; i+1 < len(out); i++ {
+		if out[i] != '/' || out[i+1] != '*' {
+			continue
+		}
+		j := bytes.Index(out[i+2:], []byte("*/"))
+		end := len(out)
+		if j >= 0 {
+			end = i + 2 + j + 2
+		}
+		for k := i; k < end; k++ {
+			if out[k] != '\n' {
+				out[k] = ' '
+			}
+		}
+		i = end - 1
+	}
+	return out
 }
 
 func addWords(set map[string]bool, text []byte) {
@@ -85,8 +114,9 @@ func has(set map[string]bool, exact, prefixes []string) bool {
 	return false
 }
 
-// wordsBuiltin is buildgate.source_words (withPath: the path's words
-// count too) and buildgate.code_words.
+// wordsBuiltin is buildgate.source_words (withPath: the whole text,
+// comments and strings included, and the path) and buildgate.code_words
+// (the code alone).
 func wordsBuiltin(withPath bool) topdown.BuiltinFunc {
 	return func(bctx topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
 		path, err := stringArg(ops[0], 1)
@@ -136,7 +166,11 @@ func wordsBuiltin(withPath bool) topdown.BuiltinFunc {
 			return iter(ast.BooleanTerm(v.(bool)))
 		}
 		ws := s.words(path, raw)
-		ok = has(ws.code, exact, prefixes) || withPath && has(ws.path, exact, prefixes)
+		if withPath {
+			ok = has(ws.all, exact, prefixes) || has(ws.path, exact, prefixes)
+		} else {
+			ok = has(ws.code, exact, prefixes)
+		}
 		s.answers.Store(key, ok)
 		return iter(ast.BooleanTerm(ok))
 	}

@@ -242,7 +242,17 @@ func loadFiles(ctx context.Context, root string, files []discover.File, required
 				f := work[i]
 				kind := f.Kind
 				if kind == "" {
-					kind = guessKind(f.Path)
+					k, ok := loader.DetectName(f.Path)
+					if !ok {
+						// Discovery names a kind for every file it keeps:
+						// no fallback to one that would misread it.
+						results[i] = result{unread: &Unreadable{Path: f.Path, Reason: "not a kind of build file buildgate reads"}}
+						if progress != nil {
+							progress()
+						}
+						continue
+					}
+					kind = k
 				}
 				ds, err := l.Load(f.Path, kind)
 				if err != nil {
@@ -302,25 +312,8 @@ func loadFiles(ctx context.Context, root string, files []discover.File, required
 	return docs, unreadable, nil
 }
 
-func guessKind(rel string) loader.Kind {
-	if k, ok := loader.DetectName(rel); ok {
-		return k
-	}
-	return loader.KindShell
-}
-
 func addError(doc loader.Document, msg string) {
-	e := loader.Error{Message: msg, Pos: loader.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}}
-	switch d := doc.(type) {
-	case *loader.DockerfileDocument:
-		d.Errors = append(d.Errors, e)
-	case *loader.HCLDocument:
-		d.Errors = append(d.Errors, e)
-	case *loader.RequirementsDocument:
-		d.Errors = append(d.Errors, e)
-	case *loader.ShellDocument:
-		d.Errors = append(d.Errors, e)
-	}
+	loader.AddError(doc, loader.Error{Message: msg, Pos: loader.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}})
 }
 
 func describe(err error) string {

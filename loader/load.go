@@ -29,7 +29,7 @@ const DefaultMaxFileSize = 10 << 20
 func Parse(kind Kind, rel string, src []byte) (doc Document) {
 	defer func() {
 		if r := recover(); r != nil {
-			doc = Empty(kind, rel)
+			doc = emptyAfterPanic(kind, rel)
 			addError(doc, Error{
 				Message: fmt.Sprintf("internal error while parsing: %v", r),
 				Pos:     Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1},
@@ -48,18 +48,11 @@ func Parse(kind Kind, rel string, src []byte) (doc Document) {
 		addError(doc, Error{Message: "the file holds binary content (a NUL byte): not a text build file, so it is not read", Pos: x.span(i, i+1)})
 		return doc
 	}
-	switch kind {
-	case KindDockerfile:
-		doc = loadDockerfile(rel, src)
-	case KindHCL:
-		doc = loadHCL(rel, src)
-	case KindRequirements:
-		doc = loadRequirements(rel, src)
-	case KindShell:
-		doc = loadShell(rel, src)
-	default:
+	spec, ok := kinds[kind]
+	if !ok {
 		panic("unknown kind " + string(kind))
 	}
+	doc = spec.parse(rel, src)
 	h := doc.(interface {
 		setSuppressions([]Suppression)
 		setSource([]byte)
@@ -80,21 +73,24 @@ func Parse(kind Kind, rel string, src []byte) (doc Document) {
 }
 
 // Empty returns a document of a kind with nothing in it, for a file that
-// could not be read.
+// could not be read. An unknown kind is a programming error (detection
+// gives only registered kinds): no fallback to another kind.
 func Empty(kind Kind, rel string) Document {
-	h := Header{Kind: kind, Path: rel}
-	switch kind {
-	case KindDockerfile:
-		return &DockerfileDocument{Header: h, Directives: []Directive{}, GlobalArgs: []ArgDef{},
-			Preamble: []Instruction{}, Stages: []Stage{}, Warnings: []LintWarning{}, Errors: []Error{}}
-	case KindHCL:
-		return &HCLDocument{Header: h, Attributes: []Attribute{}, Blocks: []Block{}, Variables: map[string]*Block{},
-			Functions: map[string]*Block{}, Targets: map[string]*Block{}, Groups: map[string]*Block{}, Errors: []Error{}}
-	case KindRequirements:
-		return &RequirementsDocument{Header: h, Requirements: []Requirement{}, Options: []Flag{}, Includes: []Include{}, Errors: []Error{}}
-	default:
-		return &ShellDocument{Header: Header{Kind: KindShell, Path: rel}, Script: newScript(), Comments: []Word{}, Errors: []Error{}}
+	spec, ok := kinds[kind]
+	if !ok {
+		panic("unknown kind " + string(kind))
 	}
+	return spec.empty(Header{Kind: kind, Path: rel})
+}
+
+// emptyAfterPanic is Empty for a parse that panicked, whatever the kind
+// (the panic may be that the kind is not registered): the error entry
+// must reach BG001 in some document.
+func emptyAfterPanic(kind Kind, rel string) Document {
+	if spec, ok := kinds[kind]; ok {
+		return spec.empty(Header{Kind: kind, Path: rel})
+	}
+	return kinds[KindShell].empty(Header{Kind: kind, Path: rel})
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -246,32 +242,6 @@ func printable(s string) string {
 		}
 	}
 	return b.String()
-}
-
-func setErrors(doc Document, errs []Error) {
-	switch d := doc.(type) {
-	case *DockerfileDocument:
-		d.Errors = errs
-	case *HCLDocument:
-		d.Errors = errs
-	case *RequirementsDocument:
-		d.Errors = errs
-	case *ShellDocument:
-		d.Errors = errs
-	}
-}
-
-func addError(doc Document, e Error) {
-	switch d := doc.(type) {
-	case *DockerfileDocument:
-		d.Errors = append(d.Errors, e)
-	case *HCLDocument:
-		d.Errors = append(d.Errors, e)
-	case *RequirementsDocument:
-		d.Errors = append(d.Errors, e)
-	case *ShellDocument:
-		d.Errors = append(d.Errors, e)
-	}
 }
 
 // Loader reads files below a root directory and never outside it: reads go

@@ -407,7 +407,7 @@ func (r *reqLoad) setName(req *Requirement, l reqLine, s, e int) {
 }
 
 // codingRe is pip's auto_decode ENCODING_RE (PEP 263).
-var codingRe = regexp.MustCompile(`coding[:=]\s*([-\w.]+)`)
+var codingRe = regexp.MustCompile(`coding[:=][ \t\n\r\f\v]*([-\w.]+)`) // Python's \s for bytes holds \v
 
 // codingLine finds a coding declaration pip honours (a line of the first
 // two starting with # and holding coding: NAME) that makes pip read the

@@ -192,6 +192,11 @@ func (x *shellExtractor) nestedText(w *syntax.Word, skip int) nestedText {
 			switch p := p.(type) {
 			case *syntax.Lit:
 				if text, at, ok := src(p); ok {
+					// mvdan/sh ends a literal before a line continuation's
+					// newline: its backslash goes with the newline.
+					if end := at + len(text); strings.HasSuffix(text, `\`) && end < len(x.str) && x.str[end] == '\n' && !strings.HasSuffix(text, `\\`) {
+						text = text[:len(text)-1]
+					}
 					t.addEscaped(text, at, quoted)
 				}
 			case *syntax.SglQuoted:

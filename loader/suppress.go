@@ -35,7 +35,7 @@ func scanSuppressions(kind Kind, src []byte) []Suppression {
 		return nil
 	}
 	re := hashMarkerRe
-	if kind == KindHCL {
+	if !kinds[kind].hashComments {
 		re = slashMarkerRe
 	}
 	x := newLineIndex(src)

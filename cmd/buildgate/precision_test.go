@@ -148,9 +148,22 @@ func TestReviewFailOpens(t *testing.T) {
 		{"a UTF-7 coding line", map[string]string{
 			"requirements/rocm.txt": "# -*- coding: utf-7 -*-\n# pinned +AAo-mooncake-transfer-engine-rocm==0.3.0 # +AFw-\nmooncake-transfer-engine-rocm>=0.3.13\n",
 		}, []string{"requirements/rocm.txt:1 BG001"}},
-		{"--pre lets ==0.3.13.* admit 0.3.13rc1", map[string]string{
-			"requirements/rocm.txt": "--pre\nmooncake-transfer-engine-rocm==0.3.13.*\n",
-		}, []string{"requirements/rocm.txt:2 BG202"}},
+		// The second review's bypasses of those fixes.
+		{"a line continuation in a double-quoted bash -c script", map[string]string{
+			"build.sh": "#!/bin/bash\ndocker run rocm/pytorch bash -c \"set -e && \\\n  git clone https://github.com/kvcache-ai/Mooncake /m && \\\n  cd /m && cmake -B b -DUSE_HIP=ON && \\\n  make -C b -j\"\n",
+		}, []string{"build.sh:3 BG104", "build.sh:4 BG104", "build.sh:5 BG104"}},
+		{"a coding line with a vertical tab", map[string]string{
+			"requirements/rocm.txt": "# coding:\vutf-7 ; python_version<\"0\"\n# +AAo-mooncake-transfer-engine-rocm==0.3.12 # \\\nmooncake-transfer-engine-rocm>=0.3.13\n",
+		}, []string{"requirements/rocm.txt:1 BG001"}},
+		{"a CUDA word in a block comment of a bake file", map[string]string{
+			"docker/ci.hcl": "/* same stages as the CUDA bake file */\ngroup \"default\" {\n  targets = [\"mooncake-build\", \"vllm\"]\n}\ntarget \"mooncake-build\" {\n  target = \"mooncake_source\"\n}\n",
+		}, []string{"docker/ci.hcl:5 BG101"}},
+		{"ROCm named only in a string after a #", map[string]string{
+			"docker/Dockerfile": "ARG BASE_IMAGE=ubuntu:22.04\nFROM ${BASE_IMAGE}\nRUN git clone https://github.com/kvcache-ai/Mooncake /opt/mc && cd /opt/mc && cmake -B b -DUSE_CUDA=OFF && make -C b -j\nRUN echo \"build #2 for ROCm gfx942 (HIP)\"\n",
+		}, []string{"docker/Dockerfile:3 BG104"}},
+		{"pre-releases count without a --pre in the files (pip install --pre, PIP_PRE)", map[string]string{
+			"requirements/rocm.txt": "mooncake-transfer-engine-rocm==0.3.13.*\n",
+		}, []string{"requirements/rocm.txt:1 BG202"}},
 		{"targets handed to bake through a variable", map[string]string{
 			"ci.sh": "#!/bin/bash\nfor t in mooncake_rocm vllm_rocm; do docker buildx bake -f ci.hcl \"$t\"; done\n",
 		}, []string{"ci.sh:2 BG101"}},

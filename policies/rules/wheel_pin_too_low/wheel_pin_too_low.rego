@@ -63,16 +63,8 @@ deny contains lib.finding_at(d, r.pos, msg) if {
 	msg := sprintf("`%s` holds %s, which pip replaces from the environment before it reads the line: buildgate cannot show that what it installs is at least %s; write the requirement out: `%s`", [r.raw, vars, m.minimum, pin.wanted(m)])
 }
 
-# witness is a version below the minimum the specifier admits, with
-# pre-releases when pip's --pre is given in any requirements file (pip
-# applies it to the whole install; review of issue 14: ==0.3.13.* admits
-# 0.3.13rc1 then).
-witness(_, spec, minimum) := pep440.witness_below(spec, minimum) if not pre
-
-witness(_, spec, minimum) := pep440.witness_below_pre(spec, minimum) if pre
-
-pre if {
-	some d in lib.documents("requirements")
-	some o in d.options
-	o.name == "pre"
-}
+# witness is a version below the minimum the specifier admits, pre-releases
+# included: pip installs them with --pre, PIP_PRE or a pip.conf, which
+# buildgate cannot see (review of issue 14: ==0.3.13.* admits 0.3.13rc1
+# then), so a pin must hold for them too.
+witness(_, spec, minimum) := pep440.witness_below_pre(spec, minimum)
