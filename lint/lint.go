@@ -242,17 +242,14 @@ func loadFiles(ctx context.Context, root string, files []discover.File, required
 				f := work[i]
 				kind := f.Kind
 				if kind == "" {
-					k, ok := loader.DetectName(f.Path)
-					if !ok {
-						// Discovery names a kind for every file it keeps:
-						// no fallback to one that would misread it.
-						results[i] = result{unread: &Unreadable{Path: f.Path, Reason: "not a kind of build file buildgate reads"}}
-						if progress != nil {
-							progress()
-						}
-						continue
+					// Discovery keeps without a kind only what it could
+					// not open to read a shebang (a link out of the root,
+					// a loop): opening it fails again below, and the
+					// document that carries the BG001 needs some kind.
+					kind = loader.KindShell
+					if k, ok := loader.DetectName(f.Path); ok {
+						kind = k
 					}
-					kind = k
 				}
 				ds, err := l.Load(f.Path, kind)
 				if err != nil {
