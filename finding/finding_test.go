@@ -20,7 +20,7 @@ func TestSortAndRank(t *testing.T) {
 	if strings.Join(got, " ") != "aA aA aB bB" || fs[0].Pos.Line != 1 {
 		t.Errorf("order %v", got)
 	}
-	if !(SeverityRank(SeverityError) > SeverityRank(SeverityWarning) && SeverityRank(SeverityWarning) > SeverityRank(SeverityNote) && SeverityRank("x") == 0) {
+	if SeverityRank(SeverityError) <= SeverityRank(SeverityWarning) || SeverityRank(SeverityWarning) <= SeverityRank(SeverityNote) || SeverityRank("x") != 0 {
 		t.Error("ranks")
 	}
 }
