@@ -24,7 +24,9 @@ func convertDocs(docs []loader.Document, idx []int, terms []*ast.Term) error {
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				terms[idx[k]], errs[k] = toTerm(reflect.ValueOf(docs[idx[k]]))
+				// A document waiting to be parsed is parsed now that the
+				// rules read it.
+				terms[idx[k]], errs[k] = toTerm(reflect.ValueOf(loader.Materialized(docs[idx[k]])))
 			}
 		}()
 	}

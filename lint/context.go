@@ -46,7 +46,7 @@ func loadContext(ctx context.Context, o Options, loaded []loader.Document) ([]lo
 			rest = append(rest, f)
 		}
 	}
-	docs, _, err := loadFiles(ctx, o.Root, rest, nil, o.MaxFileSize, nil)
+	docs, _, err := loadFiles(ctx, o.Root, rest, nil, o.MaxFileSize, o.LazyParse, nil)
 	if err != nil {
 		return nil, err
 	}

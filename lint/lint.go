@@ -44,6 +44,11 @@ type Options struct {
 	Changed *changes.Set
 	// Baseline, when set, drops the findings it holds.
 	Baseline *Baseline
+	// LazyParse lets documents wait to be parsed until the policies read
+	// them (loader.Prepare): only with the built-in rules alone, whose
+	// selection says which documents they read; user policies may read
+	// any.
+	LazyParse bool
 	// Progress, when set, hears how far the run is: the stage ("loading",
 	// "evaluating") and, while loading, files done of the total. It is
 	// called from several goroutines.
@@ -94,7 +99,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		total := len(files)
 		tick = func() { o.Progress("loading", int(done.Add(1)), total) }
 	}
-	docs, unreadable, err := loadFiles(ctx, o.Root, files, o.Config.RequiredFiles(), o.MaxFileSize, tick)
+	docs, unreadable, err := loadFiles(ctx, o.Root, files, o.Config.RequiredFiles(), o.MaxFileSize, o.LazyParse, tick)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("loading the files did not finish within --timeout %s", o.Timeout)
@@ -191,13 +196,13 @@ func Load(root string, files []discover.File, required []string, maxSize int64) 
 // LoadWithProgress is Load reporting each file done to progress (which
 // must be safe for concurrent use; nil for none).
 func LoadWithProgress(root string, files []discover.File, required []string, maxSize int64, progress func()) ([]loader.Document, []Unreadable, error) {
-	return loadFiles(context.Background(), root, files, required, maxSize, progress)
+	return loadFiles(context.Background(), root, files, required, maxSize, false, progress)
 }
 
 // loadFiles is LoadWithProgress that gives up when ctx ends: it returns at
 // once, leaving a file being parsed to its worker (the process is about to
 // exit with an error).
-func loadFiles(ctx context.Context, root string, files []discover.File, required []string, maxSize int64, progress func()) ([]loader.Document, []Unreadable, error) {
+func loadFiles(ctx context.Context, root string, files []discover.File, required []string, maxSize int64, lazy bool, progress func()) ([]loader.Document, []Unreadable, error) {
 	work := append([]discover.File(nil), files...)
 	listed := map[string]bool{}
 	for _, f := range files {
@@ -234,6 +239,7 @@ func loadFiles(ctx context.Context, root string, files []discover.File, required
 		if maxSize > 0 {
 			l.MaxFileSize = maxSize
 		}
+		l.Lazy = lazy
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

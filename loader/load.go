@@ -250,7 +250,9 @@ type Loader struct {
 	root        *os.Root
 	realDir     string // the root directory with links resolved
 	MaxFileSize int64
-	seen        map[string]bool
+	// Lazy lets documents wait to be parsed until read (Prepare).
+	Lazy bool
+	seen map[string]bool
 }
 
 // NewLoader opens root for reading.
@@ -296,7 +298,12 @@ func (l *Loader) Load(rel string, kind Kind) ([]Document, error) {
 		return nil, &ReadError{Path: rel, Err: err}
 	}
 	l.seen[rel] = true
-	doc := Parse(kind, rel, src)
+	var doc Document
+	if l.Lazy {
+		doc = Prepare(kind, rel, src)
+	} else {
+		doc = Parse(kind, rel, src)
+	}
 	docs := []Document{doc}
 	if req, ok := doc.(*RequirementsDocument); ok {
 		docs = append(docs, l.includes(req, []string{rel})...)

@@ -85,8 +85,17 @@ func TestHostileInputs(t *testing.T) {
 			code: 0, want: []string{"2 files checked, 0 findings"}},
 		{name: "HCL nested 20,000 levels", files: map[string]string{"deep.hcl": "x = " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n"},
 			code: 1, want: []string{"deep.hcl:1:20004: error: deep.hcl: nested deeper than buildgate reads (20001 levels"}},
-		{name: "HCL value nested 300 levels", files: map[string]string{"deep.hcl": "x = " + strings.Repeat("[", 300) + strings.Repeat("]", 300) + "\n"},
+		// A bound met while parsing is checked in the files the rules
+		// read (this one mentions the package); one that cannot concern
+		// them is not parsed (issue 16), so not checked either.
+		{name: "HCL value nested 300 levels", files: map[string]string{"deep.hcl": "x = " + strings.Repeat("[", 300) + strings.Repeat("]", 300) + "\n# mooncake\n"},
 			code: 1, want: []string{"deep.hcl:1:1: error: deep.hcl: the value of x is nested 300 levels deep"}},
+		{name: "HCL value nested 300 levels, in a file the rules do not read", files: map[string]string{"deep.hcl": "x = " + strings.Repeat("[", 300) + strings.Repeat("]", 300) + "\n"},
+			code: 0, want: []string{"2 files checked, 0 findings"}},
+		{name: "a script nested 5,000 levels, in a file the rules do not read", files: map[string]string{"deep.sh": "echo " + strings.Repeat("$(", 5000) + strings.Repeat(")", 5000) + "\n"},
+			code: 0, want: []string{"2 files checked, 0 findings"}},
+		{name: "a script nested 5,000 levels that mentions the package", files: map[string]string{"deep.sh": "# mooncake\necho " + strings.Repeat("$(", 5000) + strings.Repeat(")", 5000) + "\n"},
+			code: 1, want: []string{"deep.sh:2:", "nested deeper than buildgate reads"}},
 		{name: "unterminated heredoc, quote and block", files: map[string]string{
 			"Dockerfile": "FROM a\nRUN <<EOF\necho mooncake\n", "q.sh": "#!/bin/sh\necho \"open mooncake\n", "b.hcl": "target \"a\" {\n  x = \"mooncake\"\n"},
 			code: 1, want: []string{"Dockerfile:2:1: error: Dockerfile: unterminated heredoc", "q.sh:2:6: error: q.sh: shell: reached EOF without closing quote", "b.hcl:1:12: error: b.hcl: Unclosed configuration block"}},
