@@ -50,7 +50,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 			loader.Debug = stderr
 		}
 	}
-	root.AddCommand(newLintCmd(), newRulesCmd(), newVerifyCmd(), newParseCmd(), newVersionCmd())
+	root.AddCommand(newLintCmd(), newFixCmd(), newRulesCmd(), newVerifyCmd(), newParseCmd(), newVersionCmd())
 	return root
 }
 

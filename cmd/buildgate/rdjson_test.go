@@ -72,7 +72,7 @@ func TestRDJSON(t *testing.T) {
 		`"value": "BG102",
         "url": "https://example.com/rules/BG102.md"`,
 		`"suggestions": [`,
-		`"text": "\u003e= 0.3.13"`,
+		`"text": "\u003e=0.3.13"`,
 	} {
 		if !strings.Contains(r.stdout, w) && !strings.Contains(r.stdout, strings.ReplaceAll(w, `\u003e`, ">")) {
 			t.Errorf("rdjson lacks %s\n%s", w, r.stdout)
@@ -137,7 +137,7 @@ func TestReviewdogReadsRDJSON(t *testing.T) {
 	}
 	for _, w := range []string{
 		`location:{path:"docker/Dockerfile"  range:{start:{line:3  column:5}  end:{line:3  column:21}}}  severity:ERROR`,
-		`code:{value:"BG202"}  suggestions:{range:{start:{line:1  column:30}  end:{line:1  column:37}}  text:">= 0.3.13"}`,
+		`code:{value:"BG202"}  suggestions:{range:{start:{line:1  column:30}  end:{line:1  column:37}}  text:">=0.3.13"}`,
 	} {
 		if !strings.Contains(string(out), w) {
 			t.Errorf("reviewdog's output lacks %s:\n%s", w, out)

@@ -1,7 +1,9 @@
 package safefile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -54,4 +56,40 @@ func replace(open func(string, int) (*os.File, error), rename func(string, strin
 		return classify(werr)
 	}
 	return nil
+}
+
+// Rewrite replaces the file rel (inside rootDir, slash-separated) with
+// data, keeping its permission bits; a file that does not exist is created
+// (0644). It never follows a symbolic link: a link under that name is an
+// error, not a way to write elsewhere (buildgate fix rewrites files a pull
+// request controls).
+func Rewrite(rootDir, rel string, data []byte) error {
+	r, err := os.OpenRoot(rootDir)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = r.Close() }()
+	name := filepath.FromSlash(rel)
+	perm := os.FileMode(0o644)
+	if st, err := r.Lstat(name); err == nil {
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file (a link or special file is not rewritten)", rel)
+		}
+		perm = st.Mode().Perm()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return classify(err)
+	}
+	if dir := path.Dir(rel); dir != "." {
+		if err := r.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
+			return classify(err)
+		}
+	}
+	return replace(func(n string, flag int) (*os.File, error) {
+		f, err := r.OpenFile(n, flag, perm)
+		if err == nil {
+			// The umask may have narrowed the bits: set them as they were.
+			_ = f.Chmod(perm)
+		}
+		return f, err
+	}, r.Rename, r.Remove, name, data)
 }

@@ -70,6 +70,16 @@ after_name(r) := {"line": p.end_line, "column": p.end_column + 1, "end_line": p.
 	p := r.extras[count(r.extras) - 1].pos
 }
 
+# append_at is where a new pin line goes: the start of the line after the
+# file's last requirement, option or include (comments and blank lines after it
+# stay below it), else the start of the file. vLLM's own migration added
+# its pin as the last requirement of requirements/rocm.txt.
+append_at(d) := {"line": n, "column": 1, "end_line": n, "end_column": 1} if {
+	ends := [x.pos.end_line | some x in array.concat(array.concat(d.requirements, d.options), d.includes)]
+	count(ends) > 0
+	n := max(ends) + 1
+} else := lib.start_of_file
+
 # named_by_build_file reports whether a build file other than the
 # requirements file f names it: an instruction of a Dockerfile (COPY,
 # RUN pip install -r …), a word of a script, an attribute of a bake file,

@@ -26,13 +26,13 @@ import data.buildgate.lib.pin
 deny contains object.union(lib.file_finding(f, msg), {"fix": fix}) if {
 	some m in lib.migrations
 	some f in m.requirements
-	pin.by_path[f]
+	d := pin.by_path[f]
 	not pin.carried(m, f)
 	msg := sprintf("%s does not require %s; add the line `%s` so the image installs the published wheel", [f, m.package, pin.wanted(m)])
 	fix := {
 		"description": sprintf("add `%s`", [pin.wanted(m)]),
 		"replacement": sprintf("%s\n", [pin.wanted(m)]),
-		"pos": lib.start_of_file,
+		"pos": pin.append_at(d),
 	}
 }
 

@@ -19,6 +19,16 @@ test_missing_pin if {
 	some f in got
 	f.msg == "requirements/rocm.txt does not require mooncake-transfer-engine-rocm; add the line `mooncake-transfer-engine-rocm >= 0.3.13` so the image installs the published wheel"
 	f.fix.replacement == "mooncake-transfer-engine-rocm >= 0.3.13\n"
+	f.fix.pos == {"line": 2, "column": 1, "end_line": 2, "end_column": 1}
+}
+
+# The pin goes after the last requirement (where vLLM put it), below any
+# option or -r line; a file with none gets it on its first line.
+test_fix_goes_after_the_last_requirement if {
+	some f in deny([req("requirements/rocm.txt", ["-r common.txt", "numpy", "# comment", "", "--extra-index-url https://x"])])
+	f.fix.pos.line == 6
+	some g in deny([req("requirements/rocm.txt", ["# nothing yet"])])
+	g.fix.pos.line == 1
 }
 
 docker(path, lines) := ["dockerfile", path, lines]

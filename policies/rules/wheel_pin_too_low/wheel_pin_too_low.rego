@@ -31,7 +31,7 @@ deny contains object.union(lib.finding(d, r.name_word, msg), {"fix": fix}) if {
 }
 
 # A specifier that admits a lower version.
-deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), {"text": r.raw, "fix": fix}) if {
+deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), object.union({"text": r.raw}, fix_of(m, r))) if {
 	some m in lib.migrations
 	some d in lib.documents("requirements")
 	lib.in_scope(m, d.path)
@@ -44,8 +44,24 @@ deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), {"text": r.
 	pep440.valid_specifier(r.specifier)
 	w := witness(d.path, r.specifier, m.minimum)
 	msg := sprintf("`%s %s` admits %s, below the minimum %s; require `%s`", [r.name, r.specifier, w, m.minimum, pin.wanted(m)])
-	fix := {"description": sprintf("require %s >= %s", [r.name, m.minimum]), "replacement": sprintf(">= %s", [m.minimum]), "pos": pin.spec_span(r)}
 }
+
+# fix_of replaces a single clause with the minimum. With several clauses,
+# replacing them all would drop an upper bound or an exclusion the file
+# meant (`>=0.3.9,<1`): no fix, a person decides.
+fix_of(m, r) := {"fix": {
+	"description": sprintf("require %s >= %s", [r.name, m.minimum]),
+	"replacement": sprintf(">=%s%s", [op_gap(r), m.minimum]),
+	"pos": pin.spec_span(r),
+}} if {
+	count(r.specifiers) == 1
+} else := {}
+
+# op_gap keeps the file's style: a space between operator and version when
+# the specifier it replaces had one (`>= 0.3.9`), none when not (`>=0.3.9`).
+op_gap(r) := " " if regex.match(`^\s*[<>=!~]+\s`, r.specifiers[0].text)
+
+else := ""
 
 # A requirement only the environment completes: pip replaces ${NAME}
 # before it reads the line, so a variable anywhere in it (the version, the

@@ -46,7 +46,21 @@ test_witness_in_message if {
 	some f in deny(["mooncake-transfer-engine-rocm >0.3.12"])
 	f.msg == "`mooncake-transfer-engine-rocm >0.3.12` admits 0.3.12.1, below the minimum 0.3.13; require `mooncake-transfer-engine-rocm >= 0.3.13`"
 	f.pos == {"line": 1, "column": 31, "end_line": 1, "end_column": 38}
+	f.fix.replacement == ">=0.3.13"
+}
+
+# The fix keeps the file's spacing between operator and version.
+test_fix_keeps_the_spacing if {
+	some f in deny(["mooncake-transfer-engine-rocm >= 0.3.9 ; python_version > '3'"])
 	f.fix.replacement == ">= 0.3.13"
+	f.fix.pos == {"line": 1, "column": 31, "end_line": 1, "end_column": 39}
+}
+
+# Several clauses: replacing them all would drop an upper bound or an
+# exclusion the file meant; a person decides (no fix).
+test_no_fix_for_several_clauses if {
+	some f in deny(["mooncake-transfer-engine-rocm >=0.3.9,<1"])
+	not f.fix
 }
 
 test_url_requirements_are_another_rule if {

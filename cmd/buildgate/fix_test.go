@@ -1,0 +1,106 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 17 (first part): buildgate fix applies the pin rules' fixes as
+// byte-range edits, through the binary.
+func TestFixPins(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"requirements/rocm.txt":  "\ufefftorch\r\nmooncake-transfer-engine-rocm>=0.3.9 # pinned\r\n",
+		"requirements/other.txt": "mooncake-transfer-engine-rocm>=0.3.9  # buildgate:ignore BG202 -- kept for the old image\n",
+		"docker/Dockerfile.rocm": "FROM rocm/x\nCOPY requirements/rocm.txt /r.txt\n",
+	})
+	rocm := filepath.Join(dir, "requirements", "rocm.txt")
+	os.Chmod(rocm, 0o600)
+	dockerBefore, _ := os.ReadFile(filepath.Join(dir, "docker", "Dockerfile.rocm"))
+	otherBefore, _ := os.ReadFile(filepath.Join(dir, "requirements", "other.txt"))
+
+	// --diff shows the change, writes nothing, exits 1; patch -p1 applies it.
+	r := runBin(t, dir, "fix", "--root", ".", "--diff")
+	if r.code != 1 || !strings.Contains(r.stdout, "-mooncake-transfer-engine-rocm>=0.3.9 # pinned\r\n+mooncake-transfer-engine-rocm>=0.3.13 # pinned\r\n") {
+		t.Fatalf("--diff: exit %d\n%q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(rocm); !strings.Contains(string(b), ">=0.3.9") {
+		t.Error("--diff wrote the file")
+	}
+	if patch, err := exec.LookPath("patch"); err == nil {
+		copyDir := t.TempDir()
+		os.CopyFS(copyDir, os.DirFS(dir))
+		cmd := exec.Command(patch, "-p1", "--quiet")
+		cmd.Dir, cmd.Stdin = copyDir, strings.NewReader(r.stdout)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("patch -p1: %v\n%s", err, out)
+		}
+	}
+	// fix writes it: BOM, CR LF and mode kept; the suppressed finding and
+	// the file without findings untouched; nothing left.
+	r = runBin(t, dir, "fix", "--root", ".")
+	if r.code != 0 || !strings.Contains(r.stderr, "nothing left to fix") {
+		t.Fatalf("fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	b, _ := os.ReadFile(rocm)
+	if string(b) != "\ufefftorch\r\nmooncake-transfer-engine-rocm>=0.3.13 # pinned\r\n" {
+		t.Errorf("fixed file %q", b)
+	}
+	if st, _ := os.Stat(rocm); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", st.Mode().Perm())
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "docker", "Dockerfile.rocm")); string(got) != string(dockerBefore) {
+		t.Error("a file without a fix changed")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "requirements", "other.txt")); string(got) != string(otherBefore) {
+		t.Error("a suppressed finding was fixed")
+	}
+	// Idempotent: nothing to show, nothing to do.
+	if r = runBin(t, dir, "fix", "--root", ".", "--diff"); r.code != 0 || r.stdout != "" {
+		t.Errorf("second --diff: exit %d %q", r.code, r.stdout)
+	}
+	if r = runBin(t, dir, "lint", "--root", "."); r.code != 0 {
+		t.Errorf("lint after fix: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+func TestFixCreatesTheMissingPinFile(t *testing.T) {
+	dir := writeTree(t, map[string]string{"docker/Dockerfile.rocm": "FROM rocm/x\nCOPY requirements/rocm.txt /r.txt\nRUN pip install -r /r.txt\n"})
+	r := runBin(t, dir, "fix", "--root", ".")
+	b, err := os.ReadFile(filepath.Join(dir, "requirements", "rocm.txt"))
+	if r.code != 0 || err != nil || string(b) != "mooncake-transfer-engine-rocm >= 0.3.13\n" {
+		t.Errorf("exit %d, %q, %v\n%s", r.code, b, err, r.stderr)
+	}
+}
+
+// Findings without a fix are listed and the exit status is 1; --rule
+// limits the fixes; a link is never written through.
+func TestFixLeftovers(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"requirements/rocm.txt":  "mooncake-transfer-engine-rocm>=0.3.9\n",
+		"docker/Dockerfile.rocm": "FROM rocm/x\nARG MOONCAKE_BRANCH=v0.3.9\n",
+	})
+	r := runBin(t, dir, "fix", "--root", ".", "--rule", "source-build-arg")
+	if r.code != 1 || !strings.Contains(r.stdout, "docker/Dockerfile.rocm:2:5: error:") || !strings.Contains(r.stdout, "1 finding left without a fix") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "requirements", "rocm.txt")); string(b) != "mooncake-transfer-engine-rocm>=0.3.9\n" {
+		t.Error("--rule source-build-arg fixed BG202")
+	}
+	if r = runBin(t, dir, "fix", "--root", ".", "--rule", "nope"); r.code != 2 {
+		t.Errorf("--rule nope: exit %d", r.code)
+	}
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "pins.txt"), []byte("mooncake-transfer-engine-rocm>=0.3.9\n"), 0o644)
+	link := writeTree(t, map[string]string{"docker/Dockerfile.rocm": "FROM rocm/x\n"})
+	os.MkdirAll(filepath.Join(link, "requirements"), 0o755)
+	if err := os.Symlink(filepath.Join(outside, "pins.txt"), filepath.Join(link, "requirements", "rocm.txt")); err != nil {
+		t.Skip(err)
+	}
+	runBin(t, link, "fix", "--root", ".")
+	if b, _ := os.ReadFile(filepath.Join(outside, "pins.txt")); string(b) != "mooncake-transfer-engine-rocm>=0.3.9\n" {
+		t.Errorf("fix wrote through a link out of the root: %q", b)
+	}
+}

@@ -1,0 +1,139 @@
+// Package fix turns findings' fixes into byte-range edits of the original
+// text, applies them, and shows them as a unified diff (issue 17). It
+// never re-prints a file: the bytes outside the edits stay as they are.
+package fix
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/buildgate/buildgate/finding"
+)
+
+// Edit replaces src[Start:End] with Text.
+type Edit struct {
+	Start, End int
+	Text       string
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// Offsets turns a position (1-based lines, code-point columns, the end
+// column exclusive; a byte order mark is no column) into byte offsets of
+// src. A position past the end of a line or of the file is an error: a
+// fix that does not fit the file is not applied.
+func Offsets(src []byte, p finding.Pos) (int, int, error) {
+	start, err := offset(src, p.Line, p.Column)
+	if err != nil {
+		return 0, 0, err
+	}
+	endLine, endCol := p.EndLine, p.EndColumn
+	if endLine == 0 {
+		endLine, endCol = p.Line, p.Column
+	}
+	end, err := offset(src, endLine, endCol)
+	if err != nil {
+		return 0, 0, err
+	}
+	if end < start {
+		return 0, 0, fmt.Errorf("position %d:%d-%d:%d ends before it starts", p.Line, p.Column, endLine, endCol)
+	}
+	return start, end, nil
+}
+
+func offset(src []byte, line, col int) (int, error) {
+	if line < 1 || col < 1 {
+		return 0, fmt.Errorf("position %d:%d is not in the file", line, col)
+	}
+	i := 0
+	if bytes.HasPrefix(src, bom) {
+		i = len(bom)
+	}
+	for l := 1; l < line; l++ {
+		nl := bytes.IndexByte(src[i:], '\n')
+		if nl < 0 {
+			return 0, fmt.Errorf("line %d is past the end of the file", line)
+		}
+		i += nl + 1
+	}
+	for c := 1; c < col; c++ {
+		if i >= len(src) || src[i] == '\n' || src[i] == '\r' && i+1 < len(src) && src[i+1] == '\n' {
+			return 0, fmt.Errorf("column %d is past the end of line %d", col, line)
+		}
+		_, n := utf8.DecodeRune(src[i:])
+		i += n
+	}
+	return i, nil
+}
+
+// Apply applies edits to src. Identical edits count once; overlapping
+// ones are an error (two fixes that disagree about the same text).
+func Apply(src []byte, edits []Edit) ([]byte, error) {
+	es := append([]Edit(nil), edits...)
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].Start != es[j].Start {
+			return es[i].Start < es[j].Start
+		}
+		return es[i].End < es[j].End
+	})
+	var out bytes.Buffer
+	at := 0
+	for i, e := range es {
+		if i > 0 && e == es[i-1] {
+			continue
+		}
+		if e.Start < at || e.End > len(src) || e.Start > e.End {
+			return nil, fmt.Errorf("edits overlap or leave the file (%d-%d after %d)", e.Start, e.End, at)
+		}
+		out.Write(src[at:e.Start])
+		out.WriteString(e.Text)
+		at = e.End
+	}
+	out.Write(src[at:])
+	return out.Bytes(), nil
+}
+
+// LineEnding adapts inserted text to the file's line endings: LF becomes
+// CR LF in a file that uses CR LF.
+func LineEnding(src []byte, text string) string {
+	if !bytes.Contains(src, []byte("\r\n")) {
+		return text
+	}
+	var b bytes.Buffer
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' && (i == 0 || text[i-1] != '\r') {
+			b.WriteByte('\r')
+		}
+		b.WriteByte(text[i])
+	}
+	return b.String()
+}
+
+// For makes the edit of one fix on src: its position as byte offsets, its
+// text in the file's line endings. An insertion at the start of the line
+// after the last one of a file that does not end in a line break (where a
+// rule appends a line) appends to the file, adding that line break first.
+func For(src []byte, p finding.Pos, text string) (Edit, error) {
+	text = LineEnding(src, text)
+	s, e, err := Offsets(src, p)
+	if err == nil {
+		return Edit{Start: s, End: e, Text: text}, nil
+	}
+	empty := p.EndLine == 0 || p.EndLine == p.Line && p.EndColumn == p.Column
+	if empty && p.Column == 1 && len(src) > 0 && src[len(src)-1] != '\n' && p.Line == lineCount(src)+1 {
+		return Edit{Start: len(src), End: len(src), Text: LineEnding(src, "\n") + text}, nil
+	}
+	return Edit{}, err
+}
+
+// lineCount is the number of lines of src, a last line without a line
+// break included.
+func lineCount(src []byte) int {
+	n := bytes.Count(src, []byte("\n"))
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,120 @@
+package fix
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/buildgate/buildgate/finding"
+)
+
+func TestOffsets(t *testing.T) {
+	src := []byte("\ufeffab\r\nçd é\nlast")
+	cases := []struct {
+		pos        finding.Pos
+		start, end int
+		bad        bool
+	}{
+		{finding.Pos{Line: 1, Column: 1}, 3, 3, false},                             // after the BOM
+		{finding.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 3}, 3, 5, false},   // "ab"
+		{finding.Pos{Line: 2, Column: 2, EndLine: 2, EndColumn: 5}, 9, 13, false},  // "d é" (ç and é are two bytes)
+		{finding.Pos{Line: 3, Column: 1, EndLine: 3, EndColumn: 5}, 14, 18, false}, // "last"
+		{finding.Pos{Line: 1, Column: 4}, 0, 0, true},                              // past the line (before CR LF)
+		{finding.Pos{Line: 4, Column: 1}, 0, 0, true},                              // past the file
+		{finding.Pos{Line: 2, Column: 3, EndLine: 2, EndColumn: 2}, 0, 0, true},    // backwards
+	}
+	for _, c := range cases {
+		s, e, err := Offsets(src, c.pos)
+		if (err != nil) != c.bad || !c.bad && (s != c.start || e != c.end) {
+			t.Errorf("%+v: %d-%d, %v; want %d-%d (bad %v)", c.pos, s, e, err, c.start, c.end, c.bad)
+		}
+	}
+}
+
+func TestApply(t *testing.T) {
+	got, err := Apply([]byte("abcdef"), []Edit{{4, 5, "E"}, {0, 1, ""}, {0, 1, ""}, {2, 2, "+"}})
+	if err != nil || string(got) != "b+cdEf" {
+		t.Errorf("%q, %v", got, err)
+	}
+	if _, err := Apply([]byte("abcdef"), []Edit{{0, 3, "x"}, {2, 4, "y"}}); err == nil {
+		t.Error("overlapping edits applied")
+	}
+	if LineEnding([]byte("a\r\nb\r\n"), "x\ny\n") != "x\r\ny\r\n" || LineEnding([]byte("a\nb\n"), "x\n") != "x\n" {
+		t.Error("line endings")
+	}
+}
+
+// For appends at the line after the last one, adding a missing final line
+// break; anything else past the end still does not fit.
+func TestForAppends(t *testing.T) {
+	at := func(l int) finding.Pos { return finding.Pos{Line: l, Column: 1, EndLine: l, EndColumn: 1} }
+	cases := []struct {
+		src  string
+		pos  finding.Pos
+		want string
+		bad  bool
+	}{
+		{"a\nb\n", at(3), "a\nb\nX\n", false},
+		{"a\nb", at(3), "a\nb\nX\n", false},
+		{"a\r\nb", at(3), "a\r\nb\r\nX\r\n", false},
+		{"a\nb", at(4), "", true},
+		{"a\nb", finding.Pos{Line: 3, Column: 2}, "", true},
+		{"", at(1), "X\n", false},
+	}
+	for _, c := range cases {
+		e, err := For([]byte(c.src), c.pos, "X\n")
+		if (err != nil) != c.bad {
+			t.Errorf("%q %+v: %v", c.src, c.pos, err)
+			continue
+		}
+		if c.bad {
+			continue
+		}
+		got, err := Apply([]byte(c.src), []Edit{e})
+		if err != nil || string(got) != c.want {
+			t.Errorf("%q %+v: %q, %v; want %q", c.src, c.pos, got, err, c.want)
+		}
+	}
+}
+
+// A diff applies with patch -p1 and gives the new text (issue 17).
+func TestDiffAppliesWithPatch(t *testing.T) {
+	patch, err := exec.LookPath("patch")
+	if err != nil {
+		t.Skip("patch is not installed")
+	}
+	var a, b strings.Builder
+	for i := 0; i < 40; i++ {
+		a.WriteString("line " + string(rune('a'+i%26)) + "\n")
+	}
+	old := a.String()
+	b.WriteString(strings.Replace(strings.Replace(old, "line c\n", "", 1), "line p\n", "line P\nnew\n", 1))
+	for name, pair := range map[string][2]string{
+		"docker/Dockerfile":     {old, b.String()},
+		"requirements/rocm.txt": {"", "mooncake-transfer-engine-rocm >= 0.3.13\n"},
+		"no-newline.txt":        {"a\nb", "a\nc"},
+	} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if pair[0] != "" {
+			os.WriteFile(p, []byte(pair[0]), 0o644)
+		}
+		d := Diff(name, []byte(pair[0]), []byte(pair[1]))
+		cmd := exec.Command(patch, "-p1", "--quiet")
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(d)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: patch: %v\n%s\n%s", name, err, out, d)
+		}
+		got, _ := os.ReadFile(p)
+		if string(got) != pair[1] {
+			t.Errorf("%s: patched to %q, want %q\n%s", name, got, pair[1], d)
+		}
+	}
+	if Diff("x", []byte("same\n"), []byte("same\n")) != "" {
+		t.Error("no diff for equal texts")
+	}
+}
