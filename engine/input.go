@@ -25,8 +25,8 @@ func convertDocs(docs []loader.Document, idx []int, terms []*ast.Term) error {
 			defer wg.Done()
 			for k := range next {
 				// A document waiting to be parsed is parsed now that the
-				// rules read it.
-				terms[idx[k]], errs[k] = toTerm(reflect.ValueOf(loader.Materialized(docs[idx[k]])))
+				// rules read it, and the parse is let go once converted.
+				terms[idx[k]], errs[k] = toTerm(reflect.ValueOf(loader.Parsed(docs[idx[k]])))
 			}
 		}()
 	}
