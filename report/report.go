@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/buildgate/buildgate/finding"
 	"io"
+	"sort"
 	"strings"
 	"time"
 )
@@ -153,11 +154,38 @@ func (t Text) Report(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, ", %d on unchanged lines", r.NotNew)
 	}
 	b.WriteString("\n")
+	if line := byRule(r.Findings); line != "" {
+		b.WriteString(line + "\n")
+	}
 	if r.Note != "" {
 		b.WriteString(r.Note + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// byRule is the count of findings per rule, in rule order ("by rule: 12
+// BG101 source-build-stage, 1 BG201 wheel-pin-missing"), "" for none: a
+// run with many findings says at a glance what kind they are.
+func byRule(fs []finding.Finding) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	type key struct{ id, name string }
+	n := map[key]int{}
+	for _, f := range fs {
+		n[key{f.Rule, f.Name}]++
+	}
+	keys := make([]key, 0, len(n))
+	for k := range n {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].id < keys[j].id })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s %s", n[k], k.id, k.name)
+	}
+	return "by rule: " + strings.Join(parts, ", ")
 }
 
 // Where is a finding's place as gcc prints it: path:line:col, the path

@@ -28,7 +28,8 @@ func TestText(t *testing.T) {
 	}
 	want := "Dockerfile:3:14: error: stage `m` builds x from source [BG101 source-build-stage]\n" +
 		"requirements/rocm.txt:1:1: warning: variant [BG204 wheel-variant-mismatch]\n" +
-		"3 files checked, 2 findings: 1 error, 1 warning, 0 notes; 0 suppressed\n"
+		"3 files checked, 2 findings: 1 error, 1 warning, 0 notes; 0 suppressed\n" +
+		"by rule: 1 BG101 source-build-stage, 1 BG204 wheel-variant-mismatch\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}

@@ -202,6 +202,9 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		note = "The built-in migration (Mooncake ROCm wheel) has nothing to guard here: no " + strings.Join(cfg.RequiredFiles(), ", ") +
 			" and no source build of it. To guard a migration of your own, write a .buildgate.yaml (docs/configuration.md)."
 	}
+	if len(out.Findings) > 0 {
+		note = nextSteps(out.Findings)
+	}
 	res := &report.Result{
 		Tool:     report.Tool{Name: "buildgate", Version: Version()},
 		Rules:    eng.Rules(),
@@ -424,4 +427,24 @@ func anyExists(root string, rels []string) bool {
 		}
 	}
 	return false
+}
+
+// nextSteps is the text report's last line when there are findings: what
+// to do now (issue 18): the fixes buildgate can make, where a rule is
+// explained, how to suppress one.
+func nextSteps(fs []finding.Finding) string {
+	fixable := 0
+	first := fs[0].Rule
+	for _, f := range fs {
+		if f.Fix != nil {
+			fixable++
+		}
+	}
+	var b strings.Builder
+	b.WriteString("next: ")
+	if fixable > 0 {
+		fmt.Fprintf(&b, "`buildgate fix --diff` shows the fix of %d %s; ", fixable, plural(fixable, "finding"))
+	}
+	fmt.Fprintf(&b, "`buildgate rules %s` explains a rule and how to fix it; `# buildgate:ignore ID -- reason` on the line suppresses one (docs/suppressions.md)", first)
+	return b.String()
 }

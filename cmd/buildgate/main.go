@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/buildgate/buildgate/loader"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes are a public interface: CI systems branch on them.
@@ -51,7 +53,27 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		}
 	}
 	root.AddCommand(newLintCmd(), newFixCmd(), newRulesCmd(), newVerifyCmd(), newParseCmd(), newVersionCmd())
+	// --version prints what `buildgate version` prints (issue 18).
+	root.Version = Version()
+	root.SetVersionTemplate("buildgate {{.Version}}\n")
+	root.Flags().Bool("version", false, "print buildgate's version (as buildgate version does)")
+	conventionalFlagHelp(root)
 	return root
+}
+
+// conventionalFlagHelp shows boolean flags as --name, as most command-line
+// tools do: pflag 1.1 (which OPA requires) writes --name[=true|false]. The
+// suffix becomes spaces of the same width, so the descriptions stay in one
+// column; cobra's own usage template is kept, only its flag lists go
+// through this.
+func conventionalFlagHelp(root *cobra.Command) {
+	cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet) string {
+		return strings.ReplaceAll(fs.FlagUsages(), "[=true|false]", strings.Repeat(" ", len("[=true|false]")))
+	})
+	t := root.UsageTemplate()
+	t = strings.ReplaceAll(t, "{{.LocalFlags.FlagUsages", "{{flagUsages .LocalFlags")
+	t = strings.ReplaceAll(t, "{{.InheritedFlags.FlagUsages", "{{flagUsages .InheritedFlags")
+	root.SetUsageTemplate(t)
 }
 
 var debugFlag bool

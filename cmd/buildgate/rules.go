@@ -3,7 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 	"text/tabwriter"
+
+	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/report"
 
 	"github.com/spf13/cobra"
 )
@@ -12,16 +17,21 @@ func newRulesCmd() *cobra.Command {
 	var format string
 	var pf policyFlags
 	cmd := &cobra.Command{
-		Use:   "rules",
-		Short: "List the rules: id, default severity, name and title (built-in and --policy)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Use:   "rules [ID|NAME...]",
+		Short: "List the rules (id, default severity, name, title), or explain the ones named",
+		Long: `Without arguments, list the rules of the built-in pack and of --policy
+directories. With rule ids or names, print each one's page: what it
+catches, why, how to fix it (and what buildgate fix does), an example.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := pf.engine(cmd.Context())
 			if err != nil {
 				return err
 			}
 			rules := eng.Rules()
 			w := cmd.OutOrStdout()
+			if len(args) > 0 {
+				return explainRules(w, rules, args, format)
+			}
 			switch format {
 			case "json":
 				enc := json.NewEncoder(w)
@@ -41,4 +51,41 @@ func newRulesCmd() *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "text", "text or json (with descriptions)")
 	pf.register(cmd.Flags())
 	return cmd
+}
+
+// explainRules prints the pages of the rules named (by id or name, any
+// case), in the order given.
+func explainRules(w io.Writer, rules []finding.Rule, args []string, format string) error {
+	var picked []finding.Rule
+	for _, a := range args {
+		found := false
+		for _, r := range rules {
+			if strings.EqualFold(a, r.ID) || strings.EqualFold(a, r.Name) {
+				picked, found = append(picked, r), true
+				break
+			}
+		}
+		if !found {
+			return usageErr("%q: not a rule id or name (buildgate rules lists them)", a)
+		}
+	}
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(picked)
+	case "text":
+		for i, r := range picked {
+			if i > 0 {
+				if _, err := io.WriteString(w, "\n"); err != nil {
+					return err
+				}
+			}
+			if _, err := io.WriteString(w, report.RuleText(r)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return usageErr("--format %q: want text or json", format)
 }

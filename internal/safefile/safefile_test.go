@@ -214,3 +214,50 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// -o /dev/null, --format sarif=/dev/stdout, a named pipe: outside the
+// root, a name that is not a regular file is written in place, never
+// renamed over (that replaced /dev/null with a regular file once). A FIFO
+// and a link to one stand for the devices here.
+func TestWriteNamedSpecialOutsideRoot(t *testing.T) {
+	root, out := t.TempDir(), t.TempDir()
+	fifo := filepath.Join(out, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	link := filepath.Join(out, "stdout")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{fifo, link} {
+		got := make(chan []byte)
+		go func() {
+			f, err := os.Open(fifo)
+			if err != nil {
+				got <- nil
+				return
+			}
+			defer f.Close()
+			var b bytes.Buffer
+			_, _ = b.ReadFrom(f)
+			got <- b.Bytes()
+		}()
+		if err := WriteNamed(root, name, []byte("report\n")); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		// Checked before waiting for the reader: had the write replaced the
+		// FIFO, the reader would wait for a writer for ever.
+		if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+			t.Fatalf("%s: the FIFO was replaced (%v)", name, err)
+		}
+		if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("%s: the link was replaced (%v)", name, err)
+		}
+		if b := <-got; string(b) != "report\n" {
+			t.Errorf("%s: the reader got %q", name, b)
+		}
+	}
+	if err := WriteNamed(root, out, []byte("x")); err == nil {
+		t.Error("a directory was written")
+	}
+}

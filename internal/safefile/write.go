@@ -29,6 +29,25 @@ func WriteNamed(rootDir, name string, data []byte) error {
 		}
 		return replace(func(n string, flag int) (*os.File, error) { return r.OpenFile(n, flag, 0o644) }, r.Rename, r.Remove, filepath.FromSlash(rel), data)
 	}
+	// Outside the root the name is the user's: a device, a FIFO or a link
+	// to one (-o /dev/null, --format sarif=/dev/stdout, a named pipe) is
+	// written in place. Renaming over it would replace /dev/null with a
+	// regular file (found running as root in a container: every later
+	// program that wrote to /dev/null failed).
+	if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() {
+		if st.IsDir() {
+			return fmt.Errorf("%s is a directory", name)
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, werr := f.Write(data)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		return werr
+	}
 	if dir := filepath.Dir(name); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
