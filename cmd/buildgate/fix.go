@@ -38,9 +38,14 @@ Each fixed file is written through the root to a temporary file renamed
 over it, keeping its mode, line endings and byte order mark; a symbolic
 link is never followed. Fixing twice changes nothing the second time.
 
-Today the fixes are those of the pin rules: BG201 adds the pin line to the
-requirements file (creating it when it is missing), BG202 puts a specifier
-that meets the minimum in place of one that admits less (docs/fix.md).
+The pin rules: BG201 adds the pin line to the requirements file (creating
+it when it is missing), BG202 puts a specifier that meets the minimum in
+place of one that admits less. The source-build rules (BG101-BG104):
+whole stages, ARGs, mounts and COPY --from of Dockerfiles; blocks, list
+elements and object items of bake files; list words, case branches,
+command lines and ifs of scripts. The fixed file is parsed again and must
+not refer to anything removed, or that file is left as it was; a finding
+that is not fixed is listed with the reason (docs/fix.md).
 
 With --diff nothing is written: the changes are printed as a unified diff
 (for patch -p1) and the exit status is 1 when there are any.
@@ -122,14 +127,17 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 			return usageErr("--rule %q: not a rule id or name (see buildgate rules)", r)
 		}
 	}
-	// Findings with a fix, by file; suppressed findings are not in
-	// out.Findings, so they are never fixed.
+	// Findings with a fix, and source-build findings a removal may answer,
+	// by file; suppressed findings are not in out.Findings, so they are
+	// never fixed.
 	byPath := map[string][]finding.Finding{}
 	for _, fd := range out.Findings {
-		if fd.Fix == nil || fd.Path == "" || len(want) > 0 && !want[fd.Rule] {
+		if fd.Path == "" || len(want) > 0 && !want[fd.Rule] {
 			continue
 		}
-		byPath[fd.Path] = append(byPath[fd.Path], fd)
+		if fd.Fix != nil || fix.SourceBuildRule(fd.Name) {
+			byPath[fd.Path] = append(byPath[fd.Path], fd)
+		}
 	}
 	paths := make([]string, 0, len(byPath))
 	for p := range byPath {
@@ -137,6 +145,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	}
 	sort.Strings(paths)
 	changed := 0
+	why := map[string]string{} // why a finding was not fixed, by whyKey
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return usageErr("%v", err)
@@ -148,18 +157,9 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", p, safefile.Describe(err))
 			continue
 		}
-		var edits []fix.Edit
-		bad := ""
-		for _, fd := range byPath[p] {
-			e, err := fix.For(old, fd.Fix.Pos, fd.Fix.Replacement)
-			if err != nil {
-				bad = fmt.Sprintf("%s %s: %v", fd.Rule, report.Where(fd), err)
-				break
-			}
-			edits = append(edits, e)
-		}
+		edits, bad := fileEdits(p, old, byPath[p], why)
 		if bad != "" {
-			fmt.Fprintf(stderr, "buildgate: %s: not fixed: the fix of %s does not fit the file\n", p, bad)
+			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", p, bad)
 			continue
 		}
 		updated, err := fix.Apply(old, edits)
@@ -208,7 +208,11 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	}
 	var b strings.Builder
 	for _, fd := range left {
-		fmt.Fprintf(&b, "%s: %s: %s [%s %s]\n", report.Where(fd), fd.Severity, fd.Message, fd.Rule, fd.Name)
+		reason := why[whyKey(fd)]
+		if reason == "" {
+			reason = "no fix for it (yet)"
+		}
+		fmt.Fprintf(&b, "%s: %s: %s [%s %s] (not fixed: %s)\n", report.Where(fd), fd.Severity, fd.Message, fd.Rule, fd.Name, reason)
 	}
 	fmt.Fprintf(&b, "%d %s fixed; %d %s left without a fix\n", changed, plural(changed, "file"), len(left), plural(len(left), "finding"))
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
@@ -222,4 +226,52 @@ func plural(n int, word string) string {
 		return word
 	}
 	return word + "s"
+}
+
+// fileEdits are the edits of one file: the findings' own fixes, and the
+// removal a source-build finding calls for where the file's kind has a
+// planner (Dockerfiles today). Why a finding is left is recorded in why.
+// A fix that does not fit the file makes the whole file's fix fail.
+func fileEdits(path string, src []byte, fds []finding.Finding, why map[string]string) ([]fix.Edit, string) {
+	var edits []fix.Edit
+	var removals []finding.Finding
+	for _, fd := range fds {
+		if fd.Fix == nil {
+			removals = append(removals, fd)
+			continue
+		}
+		e, err := fix.For(src, fd.Fix.Pos, fd.Fix.Replacement)
+		if err != nil {
+			return nil, fmt.Sprintf("the fix of %s %s does not fit the file: %v", fd.Rule, report.Where(fd), err)
+		}
+		edits = append(edits, e)
+	}
+	if len(removals) == 0 {
+		return edits, ""
+	}
+	kind, _ := loader.DetectName(path)
+	var plan fix.Plan
+	switch kind {
+	case loader.KindDockerfile:
+		plan = fix.Dockerfile(path, src, removals)
+	case loader.KindHCL:
+		plan = fix.HCL(path, src, removals)
+	case loader.KindShell:
+		plan = fix.Shell(path, src, removals)
+	default:
+		for _, fd := range removals {
+			why[whyKey(fd)] = "no removal for this kind of file"
+		}
+		return edits, ""
+	}
+	for _, d := range plan.Declined {
+		why[whyKey(d.Finding)] = d.Reason
+	}
+	return append(edits, plan.Edits...), ""
+}
+
+// whyKey names a finding across the re-lint after fixing, when its line
+// may have moved: its file, rule and message.
+func whyKey(fd finding.Finding) string {
+	return fd.Path + "\x00" + fd.Rule + "\x00" + fd.Message
 }

@@ -80,10 +80,11 @@ func TestFixCreatesTheMissingPinFile(t *testing.T) {
 func TestFixLeftovers(t *testing.T) {
 	dir := writeTree(t, map[string]string{
 		"requirements/rocm.txt":  "mooncake-transfer-engine-rocm>=0.3.9\n",
-		"docker/Dockerfile.rocm": "FROM rocm/x\nARG MOONCAKE_BRANCH=v0.3.9\n",
+		"docker/Dockerfile.rocm": "FROM rocm/x\nARG MOONCAKE_BRANCH=v0.3.9 OTHER=1\n",
 	})
 	r := runBin(t, dir, "fix", "--root", ".", "--rule", "source-build-arg")
-	if r.code != 1 || !strings.Contains(r.stdout, "docker/Dockerfile.rocm:2:5: error:") || !strings.Contains(r.stdout, "1 finding left without a fix") {
+	if r.code != 1 || !strings.Contains(r.stdout, "docker/Dockerfile.rocm:2:5: error:") || !strings.Contains(r.stdout, "1 finding left without a fix") ||
+		!strings.Contains(r.stdout, "(not fixed: the ARG declares names outside the source build too") {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "requirements", "rocm.txt")); string(b) != "mooncake-transfer-engine-rocm>=0.3.9\n" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/fix"
 	"io"
 	"os"
 	"path/filepath"
@@ -433,18 +434,17 @@ func anyExists(root string, rels []string) bool {
 // to do now (issue 18): the fixes buildgate can make, where a rule is
 // explained, how to suppress one.
 func nextSteps(fs []finding.Finding) string {
-	fixable := 0
-	first := fs[0].Rule
+	fixable := false
 	for _, f := range fs {
-		if f.Fix != nil {
-			fixable++
+		if f.Fix != nil || fix.SourceBuildRule(f.Name) {
+			fixable = true
 		}
 	}
 	var b strings.Builder
 	b.WriteString("next: ")
-	if fixable > 0 {
-		fmt.Fprintf(&b, "`buildgate fix --diff` shows the fix of %d %s; ", fixable, plural(fixable, "finding"))
+	if fixable {
+		b.WriteString("`buildgate fix --diff` shows the fixes buildgate can make (`buildgate fix` applies them); ")
 	}
-	fmt.Fprintf(&b, "`buildgate rules %s` explains a rule and how to fix it; `# buildgate:ignore ID -- reason` on the line suppresses one (docs/suppressions.md)", first)
+	fmt.Fprintf(&b, "`buildgate rules %s` explains a rule and how to fix it; `# buildgate:ignore ID -- reason` on the line suppresses one (docs/suppressions.md)", fs[0].Rule)
 	return b.String()
 }

@@ -15,9 +15,10 @@ import (
 // Issue 18: the README's main-job commands run as written on a fresh
 // clone with nothing beside it (no ../shared), exit as their comments say,
 // and print the output the README shows. The clone is the repository's
-// tracked files (git ls-files, with their working-tree content, so that
-// the test checks what is about to be committed) copied into an empty
-// directory; the commands run there with `go run`, offline.
+// files as git sees them (tracked, and new ones not ignored, with their
+// working-tree content, so that the test checks what is about to be
+// committed) copied into an empty directory; the commands run there with
+// `go run`, offline.
 func TestReadmeMainJob(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary in a fresh copy")
@@ -38,7 +39,7 @@ func TestReadmeMainJob(t *testing.T) {
 	cmds, shown := readmeMainJob(t, string(readme))
 
 	clone := filepath.Join(t.TempDir(), "empty", "buildgate")
-	files, err := exec.Command(git, "-C", src, "ls-files", "-z").Output()
+	files, err := exec.Command(git, "-C", src, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
 	if err != nil {
 		t.Fatal(err)
 	}

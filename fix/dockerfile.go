@@ -1,0 +1,339 @@
+package fix
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/loader"
+)
+
+// The source-build rules a Dockerfile's fixes answer, by rule name (the
+// names are the built-in pack's METADATA; ids can be renumbered).
+const (
+	ruleStage = "source-build-stage"
+	ruleArg   = "source-build-arg"
+	ruleStep  = "source-build-step"
+	ruleCache = "source-build-cache"
+)
+
+// Plan is what fixing one file does: the edits, the findings they answer
+// and the findings left, each with why.
+type Plan struct {
+	Edits    []Edit
+	Fixed    []finding.Finding
+	Declined []Declined
+}
+
+// Declined is a finding a fix does not answer, and why.
+type Declined struct {
+	Finding finding.Finding
+	Reason  string
+}
+
+// SourceBuildRule reports whether a finding is one a removal fix may
+// answer.
+func SourceBuildRule(name string) bool {
+	switch name {
+	case ruleStage, ruleArg, ruleStep, ruleCache:
+		return true
+	}
+	return false
+}
+
+// Dockerfile plans the removal of a Dockerfile's source build (issue 17):
+// the stages the findings name (with the stages built FROM them, which
+// must be named too), the ARG and ENV instructions of the source build,
+// the RUNs that only install what a removed stage built (their --mount
+// from= it) and the COPY --from of a removed stage. Only whole
+// instructions and stages go, with the comments of a paragraph that loses
+// everything else; the result is parsed again and must not refer to a
+// removed stage or ARG, or nothing in the file is changed.
+func Dockerfile(path string, src []byte, fs []finding.Finding) Plan {
+	doc, ok := loader.Parse(loader.KindDockerfile, path, src).(*loader.DockerfileDocument)
+	if !ok || len(doc.Errors) > 0 {
+		return declineAll(fs, "the file does not parse as buildkit reads it; fix it by hand")
+	}
+	cut := newLineCut(src, func(l []byte) bool { return l[0] == '#' })
+	for _, d := range doc.Directives {
+		cut.keep[d.Pos.Line] = true
+	}
+	p := dockerPlan{doc: doc, fs: fs, fixed: make([]bool, len(fs)), reason: make([]string, len(fs)), removed: map[string]bool{}}
+
+	// Stages: those whose FROM a stage finding names, and the chain built
+	// FROM them.
+	for _, st := range doc.Stages {
+		if st.Name != "" && p.flagged(ruleStage, st.Instructions[0].Pos) {
+			p.removed[strings.ToLower(st.Name)] = true
+		}
+	}
+	for _, st := range doc.Stages {
+		if p.removed[strings.ToLower(st.Name)] {
+			continue
+		}
+		if base := strings.ToLower(st.Base.Text); p.removed[base] {
+			return declineAll(fs, fmt.Sprintf("stage %q builds FROM %q, a stage of the source build, and is not part of it itself; remove or rebase it by hand", st.Name, st.Base.Text))
+		}
+	}
+	var removedArgs []string
+	for _, st := range doc.Stages {
+		if p.removed[strings.ToLower(st.Name)] {
+			cut.remove(st.Pos.Line, st.Pos.EndLine)
+			p.answer(st.Pos, "")
+			continue
+		}
+		for _, ins := range st.Instructions[1:] {
+			removedArgs = append(removedArgs, p.instruction(cut, ins)...)
+		}
+	}
+	for _, ins := range doc.Preamble {
+		removedArgs = append(removedArgs, p.instruction(cut, ins)...)
+	}
+	cut.tidy()
+	plan := p.result(cut.edits())
+	if len(plan.Edits) == 0 {
+		return plan
+	}
+	fixed, err := Apply(src, plan.Edits)
+	if err == nil {
+		err = checkDockerfile(path, fixed, p.removed, removedArgs)
+	}
+	if err != nil {
+		return declineAll(fs, fmt.Sprintf("the fixed file would %v; fix it by hand", err))
+	}
+	return plan
+}
+
+type dockerPlan struct {
+	doc     *loader.DockerfileDocument
+	fs      []finding.Finding
+	fixed   []bool
+	reason  []string
+	removed map[string]bool // stage names, lower case
+}
+
+// flagged reports whether a finding of the rule lies on the lines of pos.
+func (p *dockerPlan) flagged(rule string, pos finding.Pos) bool {
+	for _, f := range p.fs {
+		if f.Name == rule && within(f.Pos, pos) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(f, pos finding.Pos) bool {
+	end := pos.EndLine
+	if end == 0 {
+		end = pos.Line
+	}
+	return f.Line >= pos.Line && f.Line <= end
+}
+
+// answer marks the findings on the lines of pos as fixed, or, with a
+// reason, as declined (unless another fix answers them).
+func (p *dockerPlan) answer(pos finding.Pos, reason string) {
+	for i, f := range p.fs {
+		if within(f.Pos, pos) {
+			if reason == "" {
+				p.fixed[i] = true
+			} else if p.reason[i] == "" {
+				p.reason[i] = reason
+			}
+		}
+	}
+}
+
+// instruction plans one instruction of a kept stage (or of the preamble)
+// and returns the ARG names it removes.
+func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string {
+	if !p.any(ins.Pos) {
+		return nil
+	}
+	switch {
+	case ins.Cmd == "arg":
+		n := 0
+		for _, a := range ins.ArgDefs {
+			if p.onDef(a) {
+				n++
+			}
+		}
+		if n > 0 && n == len(ins.ArgDefs) {
+			cut.remove(ins.Pos.Line, ins.Pos.EndLine)
+			p.answer(ins.Pos, "")
+			names := make([]string, 0, n)
+			for _, a := range ins.ArgDefs {
+				names = append(names, a.Name)
+			}
+			return names
+		}
+		p.answer(ins.Pos, "the ARG declares names outside the source build too; remove its source-build names by hand")
+	case ins.Cmd == "env" && len(ins.Env) == 1 && p.flagged(ruleArg, ins.Pos):
+		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
+		p.answer(ins.Pos, "")
+	case ins.Cmd == "copy" && p.removed[strings.ToLower(copyFrom(ins))]:
+		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
+		p.answer(ins.Pos, "")
+	case ins.Cmd == "run" && p.mountsRemoved(ins):
+		if p.onlyInstallsMounts(ins) {
+			cut.remove(ins.Pos.Line, ins.Pos.EndLine)
+			p.answer(ins.Pos, "")
+			return nil
+		}
+		p.answer(ins.Pos, "the RUN does more than install what the removed stage built; remove its --mount and the commands that use it by hand")
+	default:
+		p.answer(ins.Pos, "no whole instruction of the source build to remove here; change it by hand")
+	}
+	return nil
+}
+
+// any reports whether a finding lies on the lines of pos.
+func (p *dockerPlan) any(pos finding.Pos) bool {
+	for _, f := range p.fs {
+		if within(f.Pos, pos) {
+			return true
+		}
+	}
+	return false
+}
+
+// onDef reports whether a source-build-arg finding points at the ARG
+// name itself (a finding on another name of the same line does not
+// count for this one).
+func (p *dockerPlan) onDef(a loader.ArgDef) bool {
+	for _, f := range p.fs {
+		if f.Name == ruleArg && f.Pos.Line == a.NamePos.Line && f.Pos.Column >= a.Pos.Column && (a.Pos.EndLine > a.Pos.Line || f.Pos.Column < max(a.Pos.EndColumn, a.Pos.Column+1)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *dockerPlan) mountsRemoved(ins loader.Instruction) bool {
+	for _, m := range ins.Mounts {
+		if p.removed[strings.ToLower(m.From)] {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyInstallsMounts reports whether every command of a RUN uses a
+// target of a mount from a removed stage: without the stage, the RUN has
+// nothing left to do.
+func (p *dockerPlan) onlyInstallsMounts(ins loader.Instruction) bool {
+	if ins.Shell == nil || len(ins.Shell.Commands) == 0 {
+		return false
+	}
+	var targets []string
+	for _, m := range ins.Mounts {
+		if p.removed[strings.ToLower(m.From)] {
+			if m.Target == "" {
+				return false
+			}
+			targets = append(targets, strings.TrimRight(m.Target, "/"))
+		}
+	}
+	for _, c := range ins.Shell.Commands {
+		uses := false
+		for _, w := range c.Words {
+			for _, t := range targets {
+				if w.Text == t || strings.HasPrefix(w.Text, t+"/") {
+					uses = true
+				}
+			}
+		}
+		if !uses {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *dockerPlan) result(edits []Edit) Plan {
+	plan := Plan{Edits: edits}
+	for i, f := range p.fs {
+		switch {
+		case p.fixed[i] && len(edits) > 0:
+			plan.Fixed = append(plan.Fixed, f)
+		case p.reason[i] != "":
+			plan.Declined = append(plan.Declined, Declined{f, p.reason[i]})
+		default:
+			plan.Declined = append(plan.Declined, Declined{f, "not on an instruction a fix removes"})
+		}
+	}
+	return plan
+}
+
+func declineAll(fs []finding.Finding, reason string) Plan {
+	var p Plan
+	for _, f := range fs {
+		p.Declined = append(p.Declined, Declined{f, reason})
+	}
+	return p
+}
+
+var varRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// checkDockerfile parses a fixed Dockerfile as buildkit reads it and
+// looks for what the removal left dangling: a stage built FROM, copied
+// or mounted from a removed stage, a removed ARG still expanded where no
+// ARG declares it.
+func checkDockerfile(path string, src []byte, removed map[string]bool, args []string) error {
+	doc, ok := loader.Parse(loader.KindDockerfile, path, src).(*loader.DockerfileDocument)
+	if !ok {
+		return fmt.Errorf("not be a Dockerfile")
+	}
+	if len(doc.Errors) > 0 {
+		return fmt.Errorf("not parse (line %d: %s)", doc.Errors[0].Pos.Line, doc.Errors[0].Message)
+	}
+	declared := map[string]bool{}
+	for _, a := range doc.GlobalArgs {
+		declared[a.Name] = true
+	}
+	var all []loader.Instruction
+	all = append(all, doc.Preamble...)
+	for _, st := range doc.Stages {
+		if removed[strings.ToLower(st.Base.Text)] {
+			return fmt.Errorf("build stage %q FROM the removed stage %q", st.Name, st.Base.Text)
+		}
+		all = append(all, st.Instructions...)
+	}
+	for _, ins := range all {
+		for _, a := range ins.ArgDefs {
+			declared[a.Name] = true
+		}
+		if from := copyFrom(ins); removed[strings.ToLower(from)] {
+			return fmt.Errorf("copy from the removed stage %q (line %d)", from, ins.Pos.Line)
+		}
+		for _, m := range ins.Mounts {
+			if removed[strings.ToLower(m.From)] {
+				return fmt.Errorf("mount the removed stage %q (line %d)", m.From, ins.Pos.Line)
+			}
+		}
+	}
+	sort.Strings(args)
+	for _, ins := range all {
+		for _, m := range varRef.FindAllStringSubmatch(ins.Original, -1) {
+			if i := sort.SearchStrings(args, m[1]); i < len(args) && args[i] == m[1] && !declared[m[1]] {
+				return fmt.Errorf("expand the removed ARG %s (line %d)", m[1], ins.Pos.Line)
+			}
+		}
+	}
+	return nil
+}
+
+// copyFrom is the stage (or image) a COPY --from names, "" for none.
+func copyFrom(ins loader.Instruction) string {
+	if ins.CopyFrom != nil && ins.CopyFrom.Value != nil {
+		return *ins.CopyFrom.Value
+	}
+	for _, f := range ins.Flags {
+		if f.Name == "from" {
+			return f.Value
+		}
+	}
+	return ""
+}

@@ -1,0 +1,113 @@
+package fix
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/loader"
+)
+
+// at is a finding of a rule at a line and column, as the built-in pack
+// reports it.
+func at(rule string, line, col int) finding.Finding {
+	return finding.Finding{Name: rule, Path: "Dockerfile", Pos: finding.Pos{Line: line, Column: col, EndLine: line, EndColumn: col + 1}}
+}
+
+func fixDockerfile(t *testing.T, src string, fs []finding.Finding) (string, Plan) {
+	t.Helper()
+	p := Dockerfile("Dockerfile", []byte(src), fs)
+	out, err := Apply([]byte(src), p.Edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), p
+}
+
+func TestDockerfileRemovals(t *testing.T) {
+	cases := []struct {
+		name     string
+		src      string
+		fs       []finding.Finding
+		want     string
+		declined int
+	}{
+		{
+			name: "a chain of stages, their ARGs, the RUN that installs the wheel, blank lines",
+			src:  "ARG BASE=x\nARG MC_REF=v1\n\nFROM ${BASE} AS base\nRUN true\n\n# Mooncake from source\nFROM base AS mc_src\nARG MC_REF\nRUN git clone -b ${MC_REF} mc\n\nFROM mc_src AS mc_build\nRUN make\n\nFROM base AS final\nRUN --mount=type=bind,from=mc_build,src=/w,target=/mc \\\n    pip install /mc/*.whl\nRUN echo done\n",
+			fs:   []finding.Finding{at(ruleArg, 2, 5), at(ruleStage, 8, 14), at(ruleArg, 9, 5), at(ruleStep, 10, 5), at(ruleStage, 12, 16), at(ruleStage, 16, 5), at(ruleStep, 17, 5)},
+			want: "ARG BASE=x\n\nFROM ${BASE} AS base\nRUN true\n\nFROM base AS final\nRUN echo done\n",
+		},
+		{
+			name: "COPY --from a removed stage; the comment paragraph of the stage goes, a shared one stays",
+			src:  "FROM a AS base\n# builds x\n# from source\nFROM base AS x_build\nRUN make\n\n# the image\nFROM base\nCOPY --from=x_build /w /w\nRUN echo\n",
+			fs:   []finding.Finding{at(ruleStage, 4, 14), at(ruleStage, 9, 6)},
+			want: "FROM a AS base\n\n# the image\nFROM base\nRUN echo\n",
+		},
+		{
+			name:     "a stage outside the source build builds FROM a removed one: nothing changes",
+			src:      "FROM a AS x_src\nRUN git clone x\n\nFROM x_src AS app\nRUN echo\n",
+			fs:       []finding.Finding{at(ruleStage, 1, 11)},
+			want:     "FROM a AS x_src\nRUN git clone x\n\nFROM x_src AS app\nRUN echo\n",
+			declined: 1,
+		},
+		{
+			name:     "an ARG with a name outside the source build stays, as does the RUN doing more than the install",
+			src:      "ARG MC_REF=v1 OTHER=2\nFROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=mc,target=/mc pip install /mc/x.whl && make app\n",
+			fs:       []finding.Finding{at(ruleArg, 1, 5), at(ruleStage, 2, 11), at(ruleStage, 5, 5)},
+			want:     "ARG MC_REF=v1 OTHER=2\nFROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=mc,target=/mc pip install /mc/x.whl && make app\n",
+			declined: 3,
+		},
+		{
+			name:     "a removed ARG still expanded elsewhere: nothing changes",
+			src:      "ARG MC_REF=v1\nFROM a\nRUN echo ${MC_REF}\n",
+			fs:       []finding.Finding{at(ruleArg, 1, 5)},
+			want:     "ARG MC_REF=v1\nFROM a\nRUN echo ${MC_REF}\n",
+			declined: 1,
+		},
+		{
+			name: "CR LF line endings and a directive stay; an ENV switch goes",
+			src:  "# syntax=docker/dockerfile:1\r\nFROM a\r\nENV BUILD_MC=1\r\nRUN echo\r\n",
+			fs:   []finding.Finding{at(ruleArg, 3, 5)},
+			want: "# syntax=docker/dockerfile:1\r\nFROM a\r\nRUN echo\r\n",
+		},
+		{
+			name:     "a step in a kept stage has no whole unit to remove",
+			src:      "FROM a\nRUN git clone https://github.com/kvcache-ai/Mooncake && make\n",
+			fs:       []finding.Finding{at(ruleStep, 2, 5)},
+			want:     "FROM a\nRUN git clone https://github.com/kvcache-ai/Mooncake && make\n",
+			declined: 1,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, p := fixDockerfile(t, c.src, c.fs)
+			if got != c.want {
+				t.Errorf("got\n%s\nwant\n%s", got, c.want)
+			}
+			if len(p.Declined) != c.declined || len(p.Fixed)+len(p.Declined) != len(c.fs) {
+				t.Errorf("%d fixed, %d declined %v; want %d declined", len(p.Fixed), len(p.Declined), p.Declined, c.declined)
+			}
+			// The result parses as buildkit reads it, and fixing it again
+			// (with the findings of what is left) changes nothing.
+			if d, ok := loader.Parse(loader.KindDockerfile, "Dockerfile", []byte(got)).(*loader.DockerfileDocument); !ok || len(d.Errors) > 0 {
+				t.Errorf("the fixed file does not parse: %v", d.Errors)
+			}
+			var left []finding.Finding
+			for _, d := range p.Declined {
+				left = append(left, d.Finding)
+			}
+			if len(p.Fixed) > 0 {
+				left = nil
+			}
+			if again, _ := fixDockerfile(t, got, left); again != got {
+				t.Errorf("a second fix changed\n%s\ninto\n%s", got, again)
+			}
+			for _, d := range p.Declined {
+				if strings.TrimSpace(d.Reason) == "" {
+					t.Errorf("declined without a reason: %+v", d.Finding)
+				}
+			}
+		})
+	}
+}

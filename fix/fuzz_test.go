@@ -1,0 +1,61 @@
+package fix
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/loader"
+)
+
+// FuzzRemovals: whatever the file and wherever the findings, a removal
+// plan either changes nothing or gives a file that still parses, and its
+// edits apply (issue 17: never a file that no longer parses).
+func FuzzRemovals(f *testing.F) {
+	f.Add(uint8(0), "ARG MC=1\nFROM a AS mc\nRUN make\n\nFROM a\nCOPY --from=mc /w /w\n", uint16(1), uint16(2))
+	f.Add(uint8(1), "variable \"MC\" {\n  default = \"\"\n}\ngroup \"g\" {\n  targets = [\"a\", \"mc\"]\n}\n", uint16(1), uint16(5))
+	f.Add(uint8(2), "S=\"a mc b\"\nif [[ -n \"$X\" ]]; then\n  echo \"$MC\"\nfi\ncase $1 in\n  mc) echo;;\nesac\n", uint16(1), uint16(3))
+	f.Fuzz(func(t *testing.T, kind uint8, src string, a, b uint16) {
+		if len(src) > 4096 {
+			return
+		}
+		lines := strings.Count(src, "\n") + 1
+		var fs []finding.Finding
+		for _, n := range []uint16{a, b} {
+			line := int(n)%lines + 1
+			for _, rule := range []string{ruleStage, ruleArg, ruleStep, ruleCache} {
+				fs = append(fs, finding.Finding{Name: rule, Pos: finding.Pos{Line: line, Column: int(n>>8)%8 + 1}})
+			}
+		}
+		var k loader.Kind
+		var p Plan
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			switch kind % 3 {
+			case 0:
+				k, p = loader.KindDockerfile, Dockerfile("Dockerfile", []byte(src), fs)
+			case 1:
+				k, p = loader.KindHCL, HCL("x.hcl", []byte(src), fs)
+			default:
+				k, p = loader.KindShell, Shell("x.sh", []byte(src), fs)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("planning took over 10 s (kind %d):\n%q", kind%3, src)
+		}
+		if len(p.Edits) == 0 {
+			return
+		}
+		out, err := Apply([]byte(src), p.Edits)
+		if err != nil {
+			t.Fatalf("the plan's edits do not apply: %v", err)
+		}
+		if errs := loader.Parse(k, "x", out).DocErrors(); len(errs) > 0 {
+			t.Fatalf("the fixed file does not parse: %v\n--- before\n%s\n--- after\n%s", errs, src, out)
+		}
+	})
+}

@@ -1,0 +1,238 @@
+package fix
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/buildgate/buildgate/finding"
+)
+
+// on is a finding of a rule at the first occurrence of needle in src (its
+// line and code-point column), as the built-in pack would report it.
+func on(t *testing.T, rule, src, needle string) finding.Finding {
+	t.Helper()
+	i := strings.Index(src, needle)
+	if i < 0 {
+		t.Fatalf("%q not in the source", needle)
+	}
+	line := strings.Count(src[:i], "\n") + 1
+	col := len([]rune(src[strings.LastIndex(src[:i], "\n")+1:i])) + 1
+	return finding.Finding{Name: rule, Pos: finding.Pos{Line: line, Column: col, EndLine: line, EndColumn: col + 1}}
+}
+
+type planCase struct {
+	name     string
+	src      string
+	needles  [][2]string // rule, text a finding starts at
+	want     string
+	declined int
+}
+
+func runPlans(t *testing.T, plan func([]byte, []finding.Finding) Plan, cases []planCase) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var fs []finding.Finding
+			for _, n := range c.needles {
+				fs = append(fs, on(t, n[0], c.src, n[1]))
+			}
+			p := plan([]byte(c.src), fs)
+			got, err := Apply([]byte(c.src), p.Edits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != c.want {
+				t.Errorf("got\n%s\nwant\n%s", got, c.want)
+			}
+			if len(p.Declined) != c.declined || len(p.Fixed)+len(p.Declined) != len(fs) {
+				t.Errorf("%d fixed, %d declined %+v; want %d declined", len(p.Fixed), len(p.Declined), p.Declined, c.declined)
+			}
+			if again := plan(got, nil); len(again.Edits) != 0 {
+				t.Errorf("a second fix without findings edits: %+v", again.Edits)
+			}
+		})
+	}
+}
+
+func TestHCLRemovals(t *testing.T) {
+	runPlans(t, func(src []byte, fs []finding.Finding) Plan { return HCL("docker-bake.hcl", src, fs) }, []planCase{
+		{
+			name: "blocks, a list element on its own line, an object item, an element inline",
+			src: `variable "A" {
+  default = ""
+}
+
+# the source build's branch
+variable "MC_BRANCH" {
+  default = ""
+}
+
+function "cache_from" {
+  params = []
+  result = compact([
+    A != "" ? "x:${A}" : "",
+    MC_BRANCH != "" ? "x:mc-${MC_BRANCH}" : "",
+  ])
+}
+
+target "_ci" {
+  args = {
+    max_jobs  = A
+    MC_BRANCH = MC_BRANCH
+  }
+}
+
+target "mc-ci" {
+  target = "export_mc"
+}
+
+group "all" {
+  targets = ["a-ci", "mc-ci", "b-ci"]
+}
+`,
+			needles: [][2]string{{ruleArg, `"MC_BRANCH" {`}, {ruleArg, `MC_BRANCH != ""`}, {ruleArg, `MC_BRANCH = MC_BRANCH`}, {ruleStage, `"mc-ci" {`}, {ruleStage, `"mc-ci", "b-ci"`}},
+			want: `variable "A" {
+  default = ""
+}
+
+function "cache_from" {
+  params = []
+  result = compact([
+    A != "" ? "x:${A}" : "",
+  ])
+}
+
+target "_ci" {
+  args = {
+    max_jobs  = A
+  }
+}
+
+group "all" {
+  targets = ["a-ci", "b-ci"]
+}
+`,
+		},
+		{
+			name:     "a removed variable still used: nothing changes",
+			src:      "variable \"MC\" {\n  default = \"\"\n}\n\ntarget \"t\" {\n  args = { X = MC }\n}\n",
+			needles:  [][2]string{{ruleArg, `"MC" {`}},
+			want:     "variable \"MC\" {\n  default = \"\"\n}\n\ntarget \"t\" {\n  args = { X = MC }\n}\n",
+			declined: 1,
+		},
+		{
+			name:     "the last element inline, and a finding on a plain attribute",
+			src:      "target \"t\" {\n  target = \"export_mc\"\n  tags = [\"a\", \"mc\"]\n}\n",
+			needles:  [][2]string{{ruleStage, `"export_mc"`}, {ruleStage, `"mc"]`}},
+			want:     "target \"t\" {\n  target = \"export_mc\"\n  tags = [\"a\"]\n}\n",
+			declined: 1,
+		},
+	})
+}
+
+func TestShellRemovals(t *testing.T) {
+	src := `#!/bin/bash
+STAGES="base mc_source build_mc final"
+meta() { printf '%s=%s\n' "$1" "$2"; }
+
+pairs() {
+    meta "a.commit" "${A_BRANCH:-}"
+    meta "mc.commit" "${MC_BRANCH:-}"
+}
+
+keys() {
+    local a=""
+    local mc=""
+
+    mc=$(git ls-remote x "MC_BRANCH")
+    if [[ -n "${mc}" ]]; then
+        MC_KEY=$(printf '%s' "${mc}" | sha256sum)
+        export MC_KEY
+        echo "key: ${MC_KEY}"
+    fi
+}
+
+ref() {
+    case "$1" in
+        a-ci)
+            echo a
+            ;;
+        mc-ci)
+            echo "${MC_KEY}"
+            ;;
+    esac
+}
+
+for v in A_BRANCH MC_BRANCH; do
+    echo "$v"
+done
+docker buildx bake a-ci mc-ci
+`
+	want := `#!/bin/bash
+STAGES="base final"
+meta() { printf '%s=%s\n' "$1" "$2"; }
+
+pairs() {
+    meta "a.commit" "${A_BRANCH:-}"
+}
+
+keys() {
+    local a=""
+}
+
+ref() {
+    case "$1" in
+        a-ci)
+            echo a
+            ;;
+    esac
+}
+
+for v in A_BRANCH; do
+    echo "$v"
+done
+docker buildx bake a-ci mc-ci
+`
+	runPlans(t, func(src []byte, fs []finding.Finding) Plan { return Shell("ci.sh", src, fs) }, []planCase{
+		{
+			name: "list words, a command line, an if around only the source build, a case branch, a loop word",
+			src:  src,
+			needles: [][2]string{
+				{ruleStage, "mc_source "}, {ruleStage, "build_mc "},
+				{ruleCache, `"mc.commit"`}, {ruleArg, `MC_BRANCH:-}"`},
+				{ruleArg, `MC_BRANCH")`}, {ruleCache, `MC_KEY=$(`}, {ruleCache, `MC_KEY
+`}, {ruleCache, "MC_KEY}\"\n    fi"},
+				{ruleStage, "mc-ci)"},
+				{ruleArg, "MC_BRANCH; do"},
+				{ruleStage, "mc-ci\n"},
+			},
+			want:     want,
+			declined: 1, // the bake command does more than the source build
+		},
+		{
+			name:     "a variable only a removed command set is still read: nothing changes",
+			src:      "X=$(echo MC_BRANCH)\necho \"$X\" other\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH"}},
+			want:     "X=$(echo MC_BRANCH)\necho \"$X\" other\n",
+			declined: 1,
+		},
+		{
+			name:     "an if whose condition runs a command stays",
+			src:      "if grep -q x f; then\n    echo \"${MC_KEY}\"\nfi\n",
+			needles:  [][2]string{{ruleCache, "MC_KEY"}},
+			want:     "if grep -q x f; then\n    echo \"${MC_KEY}\"\nfi\n",
+			declined: 1,
+		},
+	})
+	if bash, err := exec.LookPath("bash"); err == nil {
+		f := filepath.Join(t.TempDir(), "fixed.sh")
+		if err := os.WriteFile(f, []byte(want), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(bash, "-n", f).CombinedOutput(); err != nil {
+			t.Errorf("bash -n: %v\n%s", err, out)
+		}
+	}
+}

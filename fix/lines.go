@@ -1,0 +1,196 @@
+package fix
+
+import (
+	"bytes"
+	"strings"
+)
+
+// lineCut removes whole lines of a file: the instructions, stages or
+// blocks a fix takes out. It knows only lines, which keeps what a removal
+// does to the rest of the file (comments, blank lines) the same for every
+// kind of file.
+type lineCut struct {
+	src    []byte
+	starts []int  // byte offset of each line's first byte; line n is starts[n-1]
+	cut    []bool // cut[n] for line n (1-based)
+	keep   []bool // keep[n]: never cut (a parser directive)
+	// comment reports whether a line (its text without the line break) is
+	// a comment of the file's language.
+	comment func(line []byte) bool
+}
+
+func newLineCut(src []byte, comment func([]byte) bool) *lineCut {
+	c := &lineCut{src: src, comment: comment}
+	c.starts = append(c.starts, 0)
+	for i, b := range src {
+		if b == '\n' && i+1 < len(src) {
+			c.starts = append(c.starts, i+1)
+		}
+	}
+	if len(src) == 0 {
+		c.starts = nil
+	}
+	c.cut = make([]bool, len(c.starts)+2)
+	c.keep = make([]bool, len(c.starts)+2)
+	return c
+}
+
+func (c *lineCut) lines() int { return len(c.starts) }
+
+// text is line n without its line break (LF or CR LF).
+func (c *lineCut) text(n int) []byte {
+	end := len(c.src)
+	if n < len(c.starts) {
+		end = c.starts[n]
+	}
+	return bytes.TrimRight(c.src[c.starts[n-1]:end], "\r\n")
+}
+
+func (c *lineCut) blank(n int) bool { return len(bytes.TrimSpace(c.text(n))) == 0 }
+
+func (c *lineCut) isComment(n int) bool {
+	return !c.blank(n) && c.comment(bytes.TrimSpace(c.text(n)))
+}
+
+// remove marks lines from..to (inclusive) to be cut.
+func (c *lineCut) remove(from, to int) {
+	for n := max(from, 1); n <= to && n <= c.lines(); n++ {
+		c.cut[n] = true
+	}
+}
+
+// tidy extends the cut to what the removed lines leave behind:
+//   - a paragraph (lines between blank lines) whose every line that is not
+//     a comment is cut loses its comments too: they described what went;
+//   - so does a block of comments right above lines that are all cut (up
+//     to the next blank line or comment): it heads them;
+//   - where a cut leaves two blank lines meeting (or a blank line at the
+//     start or end of the file), one goes, so blank lines do not pile up.
+//
+// Comments in a paragraph that keeps a line stay: they may describe it.
+func (c *lineCut) tidy() {
+	n := c.lines()
+	for start := 1; start <= n; {
+		if c.blank(start) {
+			start++
+			continue
+		}
+		end := start
+		for end+1 <= n && !c.blank(end+1) {
+			end++
+		}
+		anyCut, allCut := false, true
+		for l := start; l <= end; l++ {
+			switch {
+			case c.cut[l]:
+				anyCut = true
+			case !c.isComment(l) || c.keep[l]:
+				allCut = false
+			}
+		}
+		if anyCut && allCut {
+			for l := start; l <= end; l++ {
+				if !c.keep[l] {
+					c.cut[l] = true
+				}
+			}
+		}
+		start = end + 1
+	}
+	// A block of comments right above lines that are all cut, up to the
+	// next blank line or comment, heads them: it goes with them.
+	for start := 1; start <= n; {
+		if !c.isComment(start) || c.cut[start] {
+			start++
+			continue
+		}
+		end := start
+		for end+1 <= n && c.isComment(end+1) && !c.cut[end+1] {
+			end++
+		}
+		body, allCut := 0, true
+		for l := end + 1; l <= n && !c.blank(l) && !c.isComment(l); l++ {
+			body++
+			allCut = allCut && c.cut[l]
+		}
+		if body > 0 && allCut {
+			for l := start; l <= end; l++ {
+				if !c.keep[l] {
+					c.cut[l] = true
+				}
+			}
+		}
+		start = end + 1
+	}
+	// Seams: two blank lines that a cut brings together (or a blank line it
+	// brings to the start or the end of the file) become one; repeated,
+	// since each cut line can bring the next blank line up.
+	for changed := true; changed; {
+		changed = false
+		prev, cutSince := 0, false // the last kept line, and whether lines were cut after it
+		for l := 1; l <= n; l++ {
+			if c.cut[l] {
+				cutSince = true
+				continue
+			}
+			if cutSince && c.blank(l) && !c.keep[l] && (prev == 0 || c.blank(prev) || c.opens(prev)) {
+				c.cut[l], changed = true, true
+				continue
+			}
+			if cutSince && prev > 0 && c.blank(prev) && !c.keep[prev] && c.closes(l) {
+				c.cut[prev], changed = true, true
+			}
+			prev, cutSince = l, false
+		}
+		if cutSince && prev > 0 && c.blank(prev) && !c.keep[prev] {
+			c.cut[prev], changed = true, true
+		}
+	}
+}
+
+// closes reports whether line n closes a block (`}`, `fi`, `done`, `esac`,
+// `)`, `]`): a blank line a cut leaves right before it goes.
+func (c *lineCut) closes(n int) bool {
+	t := string(bytes.TrimSpace(c.text(n)))
+	for _, w := range []string{"}", ")", "]", "fi", "done", "esac", ";;"} {
+		if t == w || strings.HasPrefix(t, w) && len(t) > len(w) && strings.ContainsRune(" ;)}]", rune(t[len(w)])) {
+			return true
+		}
+	}
+	return false
+}
+
+// opens reports whether line n opens a block (ends in `{`, `(`, `[`,
+// `then`, `do`, `in`): a blank line a cut leaves right after it goes.
+func (c *lineCut) opens(n int) bool {
+	t := string(bytes.TrimSpace(c.text(n)))
+	for _, w := range []string{"{", "(", "[", " then", " do", " in", ";then", ";do"} {
+		if strings.HasSuffix(t, w) || t == strings.TrimSpace(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// edits are the byte ranges of the cut lines, one per run of lines.
+func (c *lineCut) edits() []Edit {
+	var es []Edit
+	n := c.lines()
+	for l := 1; l <= n; {
+		if !c.cut[l] {
+			l++
+			continue
+		}
+		end := l
+		for end+1 <= n && c.cut[end+1] {
+			end++
+		}
+		stop := len(c.src)
+		if end < n {
+			stop = c.starts[end]
+		}
+		es = append(es, Edit{Start: c.starts[l-1], End: stop})
+		l = end + 1
+	}
+	return es
+}

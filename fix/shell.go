@@ -1,0 +1,397 @@
+package fix
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/loader"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Shell plans the removal of a script's source build (issue 17), in whole
+// units only:
+//   - a word of a list held in a string (`STAGES="base mc_src final"`) or
+//     of a for loop's list, with one space beside it;
+//   - a case branch whose only pattern a finding names;
+//   - a simple command, assignment or export/local on lines of its own,
+//     every argument of which the findings name (a format or an option
+//     aside), and then the declarations of the variables such commands
+//     set;
+//   - an if whose every branch loses all its commands and whose conditions
+//     only test.
+//
+// The result is parsed again and must not read a variable only a removed
+// command set, or nothing in the file changes.
+func Shell(path string, src []byte, fs []finding.Finding) Plan {
+	if doc := loader.Parse(loader.KindShell, path, src); len(doc.DocErrors()) > 0 {
+		return declineAll(fs, "the script does not parse as bash reads it; fix it by hand")
+	}
+	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), path)
+	if err != nil {
+		return declineAll(fs, "the script does not parse as bash reads it; fix it by hand")
+	}
+	offs := make([]int, len(fs))
+	for i, fd := range fs {
+		if offs[i], _, err = Offsets(src, fd.Pos); err != nil {
+			offs[i] = -1
+		}
+	}
+	// The variables removed commands set make their declarations
+	// removable too, which can remove more: repeat until nothing changes.
+	var p *shPlan
+	vars := map[string]bool{}
+	for range 4 {
+		p = &shPlan{src: src, offs: offs, vars: vars, set: map[string]bool{}, fixed: make([]bool, len(fs)),
+			cut: newLineCut(src, func(l []byte) bool { return l[0] == '#' })}
+		p.stmts(f.Stmts)
+		if len(p.set) == len(vars) {
+			break
+		}
+		vars = p.set
+	}
+	p.cut.tidy()
+	edits := p.cut.edits()
+	for _, e := range p.inline {
+		if !p.cut.cut[lineOf(src, e.Start)] {
+			edits = append(edits, e)
+		}
+	}
+	plan := Plan{Edits: edits}
+	for i, fd := range fs {
+		switch {
+		case len(edits) > 0 && (p.fixed[i] || offs[i] >= 0 && p.cut.cut[lineOf(src, offs[i])]):
+			plan.Fixed = append(plan.Fixed, fd)
+		default:
+			plan.Declined = append(plan.Declined, Declined{fd, "not in a whole unit a fix removes (a list word, a case branch, a command every argument of which concerns the source build, an if around only such commands); change it by hand"})
+		}
+	}
+	if len(edits) == 0 {
+		return plan
+	}
+	fixed, err := Apply(src, edits)
+	if err == nil {
+		err = checkShell(path, fixed, p.set)
+	}
+	if err != nil {
+		return declineAll(fs, fmt.Sprintf("the fixed script would %v; fix it by hand", err))
+	}
+	return plan
+}
+
+type shPlan struct {
+	src    []byte
+	offs   []int
+	vars   map[string]bool // set by removed commands (the previous round)
+	set    map[string]bool // set by removed commands (this round)
+	fixed  []bool
+	cut    *lineCut
+	inline []Edit
+}
+
+func lineOf(src []byte, off int) int { return bytes.Count(src[:off], []byte("\n")) + 1 }
+
+func (p *shPlan) in(n syntax.Node) []int {
+	var out []int
+	s, e := int(n.Pos().Offset()), int(n.End().Offset())
+	for i, o := range p.offs {
+		if o >= s && o < e {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// stmts plans a list of statements and reports whether all of them go.
+func (p *shPlan) stmts(list []*syntax.Stmt) bool {
+	all := len(list) > 0
+	for _, st := range list {
+		if !p.stmt(st) {
+			all = false
+		}
+	}
+	return all
+}
+
+// stmt plans one statement and reports whether it goes whole.
+func (p *shPlan) stmt(st *syntax.Stmt) bool {
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		if p.lists(st) {
+			return false
+		}
+		if p.removable(st) {
+			return p.remove(st)
+		}
+	case *syntax.DeclClause:
+		if p.removable(st) {
+			return p.remove(st)
+		}
+	case *syntax.IfClause:
+		if p.ifGoes(c) && st.Redirs == nil && !st.Background && !st.Negated {
+			return p.remove(st)
+		}
+	case *syntax.CaseClause:
+		for _, it := range c.Items {
+			if len(it.Patterns) == 1 && len(p.in(it.Patterns[0])) > 0 && p.own(it.Pos(), it.End()) {
+				p.cut.remove(int(it.Pos().Line()), int(it.End().Line()))
+				continue
+			}
+			p.stmts(it.Stmts)
+		}
+	case *syntax.ForClause:
+		if wi, ok := c.Loop.(*syntax.WordIter); ok {
+			p.loopWords(wi)
+		}
+		p.stmts(c.Do)
+	case *syntax.WhileClause:
+		p.stmts(c.Do)
+	case *syntax.Block:
+		p.stmts(c.Stmts)
+	case *syntax.Subshell:
+		p.stmts(c.Stmts)
+	case *syntax.FuncDecl:
+		p.stmt(c.Body)
+	}
+	return false
+}
+
+// remove cuts a statement's lines, when it has them to itself.
+func (p *shPlan) remove(st *syntax.Stmt) bool {
+	if !p.own(st.Pos(), st.End()) {
+		return false
+	}
+	p.cut.remove(int(st.Pos().Line()), int(st.End().Line()))
+	syntax.Walk(st, func(n syntax.Node) bool {
+		if a, ok := n.(*syntax.Assign); ok && a.Name != nil {
+			p.set[a.Name.Value] = true
+		}
+		return true
+	})
+	return true
+}
+
+// own reports whether pos..end have their lines to themselves (a comment
+// after them aside).
+func (p *shPlan) own(pos, end syntax.Pos) bool {
+	s, e := int(pos.Offset()), int(end.Offset())
+	ls := bytes.LastIndexByte(p.src[:s], '\n') + 1
+	if len(bytes.TrimSpace(p.src[ls:s])) > 0 {
+		return false
+	}
+	rest := p.src[e:]
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	rest = bytes.TrimSpace(rest)
+	return len(rest) == 0 || rest[0] == '#' || string(rest) == ";;"
+}
+
+// removable reports whether a simple command, assignment or declaration
+// concerns only the source build: every word but the command's name is
+// named by a finding, or is a literal option or format, and at least one
+// is named; or it only declares variables removed commands set.
+func (p *shPlan) removable(st *syntax.Stmt) bool {
+	if st.Background || st.Negated || st.Coprocess {
+		return false
+	}
+	var words []*syntax.Word
+	var assigns []*syntax.Assign
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		assigns = c.Assigns
+		if len(c.Args) > 0 {
+			words = c.Args[1:]
+		}
+	case *syntax.DeclClause:
+		assigns = c.Args
+	}
+	named, other := 0, 0
+	for _, a := range assigns {
+		switch {
+		case a.Name != nil && p.vars[a.Name.Value] && (a.Value == nil || literalWord(a.Value)):
+			named++ // a declaration of a variable a removed command sets
+		case len(p.in(a)) > 0:
+			named++
+		default:
+			other++
+		}
+	}
+	for _, w := range words {
+		switch {
+		case len(p.in(w)) > 0:
+			named++
+		case literalWord(w) && (strings.HasPrefix(w.Lit(), "-") || strings.Contains(w.Lit(), "%")):
+		default:
+			other++
+		}
+	}
+	return named > 0 && other == 0
+}
+
+func literalWord(w *syntax.Word) bool {
+	for _, part := range w.Parts {
+		switch x := part.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// lists removes the list words findings name in the strings of a simple
+// command (`STAGES="a mc_src b"`) and reports whether it found any.
+func (p *shPlan) lists(st *syntax.Stmt) bool {
+	found := false
+	for _, i := range p.in(st) {
+		o := p.offs[i]
+		if e, ok := p.listWord(o); ok {
+			p.inline = append(p.inline, e)
+			p.fixed[i], found = true, true
+		}
+	}
+	return found
+}
+
+// listWord is the edit removing the token starting at o from a
+// space-separated list in a quoted string: the token must be a literal
+// with a space on at least one side, inside quotes on the same line.
+func (p *shPlan) listWord(o int) (Edit, bool) {
+	src := p.src
+	if o <= 0 || o >= len(src) || (src[o-1] != ' ' && src[o-1] != '"' && src[o-1] != '\'') {
+		return Edit{}, false
+	}
+	end := o
+	for end < len(src) && !strings.ContainsRune(" \t\n\"'", rune(src[end])) {
+		if src[end] == '$' || src[end] == '\\' || src[end] == '`' {
+			return Edit{}, false
+		}
+		end++
+	}
+	if end == o || end >= len(src) {
+		return Edit{}, false
+	}
+	quoted := func(q byte) bool {
+		ls := bytes.LastIndexByte(src[:o], '\n') + 1
+		le := bytes.IndexByte(src[end:], '\n')
+		if le < 0 {
+			le = len(src) - end
+		}
+		return bytes.Count(src[ls:o], []byte{q})%2 == 1 && bytes.IndexByte(src[end:end+le], q) >= 0
+	}
+	if !quoted('"') && !quoted('\'') {
+		return Edit{}, false
+	}
+	switch {
+	case src[end] == ' ':
+		stop := end
+		for stop < len(src) && src[stop] == ' ' {
+			stop++
+		}
+		return Edit{Start: o, End: stop}, true
+	case src[o-1] == ' ':
+		start := o
+		for start > 0 && src[start-1] == ' ' {
+			start--
+		}
+		return Edit{Start: start, End: end}, true
+	}
+	return Edit{}, false // the only word of its string
+}
+
+// loopWords removes the words of a for loop's list that findings name.
+func (p *shPlan) loopWords(wi *syntax.WordIter) {
+	if len(wi.Items) < 2 {
+		return
+	}
+	for k, w := range wi.Items {
+		is := p.in(w)
+		if len(is) == 0 || !literalWord(w) {
+			continue
+		}
+		s, e := int(w.Pos().Offset()), int(w.End().Offset())
+		if k > 0 {
+			s = int(wi.Items[k-1].End().Offset())
+		} else {
+			e = int(wi.Items[1].Pos().Offset())
+		}
+		if lineOf(p.src, s) != lineOf(p.src, e) {
+			continue
+		}
+		p.inline = append(p.inline, Edit{Start: s, End: e})
+		for _, i := range is {
+			p.fixed[i] = true
+		}
+	}
+}
+
+// ifGoes reports whether every branch of an if loses all its commands and
+// every condition only tests.
+func (p *shPlan) ifGoes(c *syntax.IfClause) bool {
+	all := true
+	for b := c; b != nil; b = b.Else {
+		if !testsOnly(b.Cond) {
+			all = false
+		}
+		if !p.stmts(b.Then) {
+			all = false
+		}
+	}
+	return all
+}
+
+// testsOnly reports whether conditions only test ([[ ]], [ ], test), so
+// that removing them removes no effect.
+func testsOnly(cond []*syntax.Stmt) bool {
+	for _, st := range cond {
+		switch c := st.Cmd.(type) {
+		case *syntax.TestClause:
+		case *syntax.CallExpr:
+			if len(c.Assigns) > 0 || len(c.Args) == 0 || (c.Args[0].Lit() != "[" && c.Args[0].Lit() != "test") {
+				return false
+			}
+		case *syntax.BinaryCmd:
+			if !testsOnly([]*syntax.Stmt{c.X, c.Y}) {
+				return false
+			}
+		default:
+			return false
+		}
+		if len(st.Redirs) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// checkShell parses a fixed script and looks for a variable read that
+// only a removed command set.
+func checkShell(path string, src []byte, removed map[string]bool) error {
+	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), path)
+	if err != nil {
+		return fmt.Errorf("not parse (%w)", err)
+	}
+	setHere := map[string]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if a, ok := n.(*syntax.Assign); ok && a.Name != nil {
+			setHere[a.Name.Value] = true
+		}
+		return true
+	})
+	var bad error
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && removed[pe.Param.Value] && !setHere[pe.Param.Value] && bad == nil {
+			bad = fmt.Errorf("read $%s, which only a removed command set (line %d)", pe.Param.Value, pe.Pos().Line())
+		}
+		return bad == nil
+	})
+	return bad
+}
