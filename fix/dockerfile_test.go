@@ -72,6 +72,12 @@ func TestDockerfileRemovals(t *testing.T) {
 			want: "# syntax=docker/dockerfile:1\r\nFROM a\r\nRUN echo\r\n",
 		},
 		{
+			name: "a byte order mark stays when the first line goes",
+			src:  "\ufeffARG MC_REF=v1\nFROM a\n",
+			fs:   []finding.Finding{at(ruleArg, 1, 5)},
+			want: "\ufeffFROM a\n",
+		},
+		{
 			name:     "a step in a kept stage has no whole unit to remove",
 			src:      "FROM a\nRUN git clone https://github.com/kvcache-ai/Mooncake && make\n",
 			fs:       []finding.Finding{at(ruleStep, 2, 5)},

@@ -137,3 +137,39 @@ func lineCount(src []byte) int {
 	}
 	return n
 }
+
+// PosOf is the position (1-based lines, code-point columns past a byte
+// order mark, the end exclusive) of src[start:end]: Offsets' inverse, for
+// reports that carry an edit as a region.
+func PosOf(src []byte, start, end int) finding.Pos {
+	at := func(off int) (int, int) {
+		line, col, i := 1, 1, 0
+		if bytes.HasPrefix(src, bom) {
+			i = len(bom)
+		}
+		for i < off && i < len(src) {
+			if src[i] == '\n' {
+				line, col = line+1, 1
+				i++
+				continue
+			}
+			_, n := utf8.DecodeRune(src[i:])
+			i += n
+			col++
+		}
+		return line, col
+	}
+	l, c := at(start)
+	el, ec := at(end)
+	return finding.Pos{Line: l, Column: c, EndLine: el, EndColumn: ec}
+}
+
+// Covering is the edit of edits whose range holds offset off.
+func Covering(edits []Edit, off int) (Edit, bool) {
+	for _, e := range edits {
+		if off >= e.Start && off < e.End {
+			return e, true
+		}
+	}
+	return Edit{}, false
+}

@@ -79,6 +79,18 @@ func TestForAppends(t *testing.T) {
 	}
 }
 
+// PosOf is Offsets' inverse.
+func TestPosOf(t *testing.T) {
+	src := []byte("\ufeffab\r\nçd é\nlast")
+	for _, r := range [][2]int{{3, 3}, {3, 5}, {9, 13}, {14, 18}, {3, 18}} {
+		p := PosOf(src, r[0], r[1])
+		s, e, err := Offsets(src, p)
+		if err != nil || s != r[0] || e != r[1] {
+			t.Errorf("%v: %+v gives %d-%d, %v", r, p, s, e, err)
+		}
+	}
+}
+
 // A diff applies with patch -p1 and gives the new text (issue 17).
 func TestDiffAppliesWithPatch(t *testing.T) {
 	patch, err := exec.LookPath("patch")

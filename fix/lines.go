@@ -189,7 +189,11 @@ func (c *lineCut) edits() []Edit {
 		if end < n {
 			stop = c.starts[end]
 		}
-		es = append(es, Edit{Start: c.starts[l-1], End: stop})
+		start := c.starts[l-1]
+		if start == 0 && bytes.HasPrefix(c.src, bom) {
+			start = len(bom) // the byte order mark stays
+		}
+		es = append(es, Edit{Start: start, End: stop})
 		l = end + 1
 	}
 	return es

@@ -249,16 +249,8 @@ func fileEdits(path string, src []byte, fds []finding.Finding, why map[string]st
 	if len(removals) == 0 {
 		return edits, ""
 	}
-	kind, _ := loader.DetectName(path)
-	var plan fix.Plan
-	switch kind {
-	case loader.KindDockerfile:
-		plan = fix.Dockerfile(path, src, removals)
-	case loader.KindHCL:
-		plan = fix.HCL(path, src, removals)
-	case loader.KindShell:
-		plan = fix.Shell(path, src, removals)
-	default:
+	plan, ok := planRemoval(path, src, removals)
+	if !ok {
 		for _, fd := range removals {
 			why[whyKey(fd)] = "no removal for this kind of file"
 		}

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/fix"
 )
 
 // insertion puts text into a real file: after the first occurrence of
@@ -200,4 +204,48 @@ func comparable(s string) string {
 		out = append(out, strings.Join(strings.Fields(l), " "))
 	}
 	return strings.Join(out, "\n")
+}
+
+// SARIF fixes carry the removals (issue 17): every finding of the
+// fixture's before-state gets one, and each region fits its file.
+func TestSARIFCarriesRemovals(t *testing.T) {
+	dir, _ := filepath.Abs("../../testdata/vllm-rocm/before")
+	r := runBin(t, dir, "lint", "--root", ".", "--format", "sarif")
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID string `json:"ruleId"`
+				Fixes  []struct {
+					ArtifactChanges []struct {
+						ArtifactLocation struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+						Replacements []struct {
+							DeletedRegion struct {
+								StartLine, StartColumn, EndLine, EndColumn int
+							} `json:"deletedRegion"`
+						} `json:"replacements"`
+					} `json:"artifactChanges"`
+				} `json:"fixes"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("exit %d: %v", r.code, err)
+	}
+	for _, res := range log.Runs[0].Results {
+		if len(res.Fixes) != 1 || len(res.Fixes[0].ArtifactChanges) != 1 {
+			t.Errorf("%s: no fix", res.RuleID)
+			continue
+		}
+		ch := res.Fixes[0].ArtifactChanges[0]
+		src, err := os.ReadFile(filepath.Join(dir, ch.ArtifactLocation.URI))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := ch.Replacements[0].DeletedRegion
+		if _, _, err := fix.Offsets(src, finding.Pos{Line: d.StartLine, Column: d.StartColumn, EndLine: d.EndLine, EndColumn: d.EndColumn}); err != nil {
+			t.Errorf("%s %s: region %+v does not fit: %v", res.RuleID, ch.ArtifactLocation.URI, d, err)
+		}
+	}
 }

@@ -236,6 +236,12 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if p, ok := vcs.Read(root); ok {
 		res.VersionControl = &report.VersionControl{RepositoryURI: p.RepositoryURI, RevisionID: p.Revision, Branch: p.Branch}
 	}
+	for _, o := range outputs {
+		if o.format == "sarif" || o.format == "rdjson" || o.format == "rdjsonl" {
+			res.Findings = withRemovalFixes(root, res.Findings)
+			break
+		}
+	}
 	res.Elapsed = time.Since(started)
 	res.ByteColumn = byteColumns(root)
 	for _, o := range outputs {
