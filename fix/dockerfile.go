@@ -60,7 +60,14 @@ func Dockerfile(path string, src []byte, fs []finding.Finding) Plan {
 	for _, d := range doc.Directives {
 		cut.keep[d.Pos.Line] = true
 	}
-	p := dockerPlan{doc: doc, fs: fs, fixed: make([]bool, len(fs)), reason: make([]string, len(fs)), removed: map[string]bool{}}
+	p := dockerPlan{src: src, doc: doc, fs: fs, fixed: make([]bool, len(fs)), reason: make([]string, len(fs)), removed: map[string]bool{}, offs: make([]int, len(fs))}
+	for i, fd := range fs {
+		if o, _, err := Offsets(src, fd.Pos); err == nil {
+			p.offs[i] = o
+		} else {
+			p.offs[i] = -1
+		}
+	}
 
 	// Stages: those whose FROM a stage finding names, and the chain built
 	// FROM them.
@@ -92,7 +99,13 @@ func Dockerfile(path string, src []byte, fs []finding.Finding) Plan {
 		removedArgs = append(removedArgs, p.instruction(cut, ins)...)
 	}
 	cut.tidy()
-	plan := p.result(cut.edits())
+	edits := cut.edits()
+	for _, e := range p.inline {
+		if !cut.cut[lineOf(src, e.Start)] {
+			edits = append(edits, e)
+		}
+	}
+	plan := p.result(edits)
 	if len(plan.Edits) == 0 {
 		return plan
 	}
@@ -107,6 +120,9 @@ func Dockerfile(path string, src []byte, fs []finding.Finding) Plan {
 }
 
 type dockerPlan struct {
+	src     []byte
+	offs    []int // each finding's byte offset, -1 when it does not fit
+	inline  []Edit
 	doc     *loader.DockerfileDocument
 	fs      []finding.Finding
 	fixed   []bool
@@ -160,6 +176,31 @@ func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string 
 				n++
 			}
 		}
+		if n > 0 && n < len(ins.ArgDefs) && ins.Pos.Line == ins.Pos.EndLine {
+			// One key of several: that key goes, with the space after it
+			// (before it, for the last).
+			var names []string
+			for _, a := range ins.ArgDefs {
+				if !p.onDef(a) {
+					continue
+				}
+				s, e, err := Offsets(p.src, a.Pos)
+				if err != nil {
+					return nil
+				}
+				if e2 := skipBlank(p.src, e); e2 > e && e2 < len(p.src) && p.src[e2] != '\n' && p.src[e2] != '\r' {
+					e = e2
+				} else {
+					for s > 0 && (p.src[s-1] == ' ' || p.src[s-1] == '\t') {
+						s--
+					}
+				}
+				p.inline = append(p.inline, Edit{Start: s, End: e})
+				p.answerRange(s, e)
+				names = append(names, a.Name)
+			}
+			return names
+		}
 		if n > 0 && n == len(ins.ArgDefs) {
 			cut.remove(ins.Pos.Line, ins.Pos.EndLine)
 			p.answer(ins.Pos, "")
@@ -182,11 +223,87 @@ func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string 
 			p.answer(ins.Pos, "")
 			return nil
 		}
+		if !p.usesMounts(ins) {
+			// The commands do not use what the removed stage gave: only
+			// the --mount flags go.
+			for _, m := range ins.Mounts {
+				if !p.removed[strings.ToLower(m.From)] {
+					continue
+				}
+				s, e, err := Offsets(p.src, m.Pos)
+				if err != nil {
+					return nil
+				}
+				e = skipContinued(p.src, e)
+				p.inline = append(p.inline, Edit{Start: s, End: e})
+				p.answerRange(s, e)
+			}
+			return nil
+		}
 		p.answer(ins.Pos, "the RUN does more than install what the removed stage built; remove its --mount and the commands that use it by hand")
 	default:
 		p.answer(ins.Pos, "no whole instruction of the source build to remove here; change it by hand")
 	}
 	return nil
+}
+
+// answerRange marks the findings starting in src[s:e] as fixed.
+func (p *dockerPlan) answerRange(s, e int) {
+	for i, o := range p.offs {
+		if o >= s && o < e {
+			p.fixed[i] = true
+		}
+	}
+}
+
+// usesMounts reports whether a command of a RUN uses a target of a mount
+// from a removed stage.
+func (p *dockerPlan) usesMounts(ins loader.Instruction) bool {
+	for _, m := range ins.Mounts {
+		if !p.removed[strings.ToLower(m.From)] {
+			continue
+		}
+		t := strings.TrimRight(m.Target, "/")
+		if t == "" {
+			return true
+		}
+		// The command, without the flags (which name the target too).
+		for _, a := range ins.Args {
+			if strings.Contains(a.Text, t) {
+				return true
+			}
+		}
+		for _, h := range ins.Heredocs {
+			if strings.Contains(h.Body, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// skipBlank is the offset past the spaces and tabs at i.
+func skipBlank(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// skipContinued is the offset of the next word after i: past spaces,
+// tabs and line continuations (a backslash ending a line).
+func skipContinued(src []byte, i int) int {
+	for {
+		j := skipBlank(src, i)
+		switch {
+		case j+1 < len(src) && src[j] == '\\' && src[j+1] == '\n':
+			i = j + 2
+		case j+2 < len(src) && src[j] == '\\' && src[j+1] == '\r' && src[j+2] == '\n':
+			i = j + 3
+		default:
+			return j
+		}
+	}
 }
 
 // any reports whether a finding lies on the lines of pos.

@@ -72,6 +72,12 @@ func TestDockerfileRemovals(t *testing.T) {
 			want: "# syntax=docker/dockerfile:1\r\nFROM a\r\nRUN echo\r\n",
 		},
 		{
+			name: "one key of a multi-key ARG, and a --mount of a removed stage the commands do not use",
+			src:  "ARG A=1 MC_REF=v1 B=2\nARG C=3 MC_GO=1.23\nFROM a AS mc\nRUN make\n\nFROM a\nRUN --mount=type=bind,from=mc,target=/mc \\\n    --mount=type=cache,target=/root/.cache \\\n    make app\n",
+			fs:   []finding.Finding{at(ruleArg, 1, 9), at(ruleArg, 2, 9), at(ruleStage, 3, 11), at(ruleStage, 7, 5)},
+			want: "ARG A=1 B=2\nARG C=3\n\nFROM a\nRUN --mount=type=cache,target=/root/.cache \\\n    make app\n",
+		},
+		{
 			name: "a byte order mark stays when the first line goes",
 			src:  "\ufeffARG MC_REF=v1\nFROM a\n",
 			fs:   []finding.Finding{at(ruleArg, 1, 5)},
