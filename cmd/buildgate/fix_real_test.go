@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -180,6 +181,11 @@ func TestFixFixtureBeforeState(t *testing.T) {
 	}
 	if rep, r := lintJSON(t, dir); r.code != 0 || len(rep.Findings) != 0 {
 		t.Errorf("after fix: exit %d, %+v", r.code, rep.Findings)
+	}
+	if bash, err := exec.LookPath("bash"); err == nil {
+		if out, err := exec.Command(bash, "-n", filepath.Join(dir, ".buildkite/scripts/ci-bake-rocm.sh")).CombinedOutput(); err != nil {
+			t.Errorf("bash -n on the fixed script: %v\n%s", err, out)
+		}
 	}
 	for _, rel := range []string{".buildkite/scripts/ci-bake-rocm.sh", "docker/Dockerfile.rocm", "docker/ci-rocm.hcl", "requirements/rocm.txt"} {
 		got, _ := os.ReadFile(filepath.Join(dir, rel))
