@@ -211,9 +211,12 @@ func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string 
 			return names
 		}
 		p.answer(ins.Pos, "the ARG declares names outside the source build too; remove its source-build names by hand")
-	case ins.Cmd == "env" && len(ins.Env) == 1 && p.flagged(ruleArg, ins.Pos):
+	case ins.Cmd == "env" && len(ins.Env) == 1 && p.onKey(ins.Env[0]):
+		// Only the switch itself (ENV BUILD_MOONCAKE=1), not an ENV whose
+		// value merely mentions the source build.
 		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
 		p.answer(ins.Pos, "")
+		return []string{ins.Env[0].Key}
 	case ins.Cmd == "copy" && p.removed[strings.ToLower(copyFrom(ins))]:
 		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
 		p.answer(ins.Pos, "")
@@ -316,6 +319,17 @@ func (p *dockerPlan) any(pos finding.Pos) bool {
 	return false
 }
 
+// onKey reports whether a source-build-arg finding points at an ENV's
+// key.
+func (p *dockerPlan) onKey(e loader.EnvPair) bool {
+	for _, f := range p.fs {
+		if f.Name == ruleArg && f.Pos.Line == e.Pos.Line && f.Pos.Column == e.Pos.Column {
+			return true
+		}
+	}
+	return false
+}
+
 // onDef reports whether a source-build-arg finding points at the ARG
 // name itself (a finding on another name of the same line does not
 // count for this one).
@@ -353,13 +367,28 @@ func (p *dockerPlan) onlyInstallsMounts(ins loader.Instruction) bool {
 			targets = append(targets, strings.TrimRight(m.Target, "/"))
 		}
 	}
+	for _, m := range ins.Mounts {
+		if m.Type == "bind" && m.From != "" && !p.removed[strings.ToLower(m.From)] {
+			return false // it installs from a stage that stays too
+		}
+	}
+	under := func(w string) bool {
+		for _, t := range targets {
+			if w == t || strings.HasPrefix(w, t+"/") {
+				return true
+			}
+		}
+		return false
+	}
 	for _, c := range ins.Shell.Commands {
 		uses := false
 		for _, w := range c.Words {
-			for _, t := range targets {
-				if w.Text == t || strings.HasPrefix(w.Text, t+"/") {
-					uses = true
-				}
+			switch {
+			case under(w.Text):
+				uses = true
+			case strings.HasPrefix(w.Text, "-") || installWords[w.Text]:
+			default:
+				return false // it installs or does something else too
 			}
 		}
 		if !uses {
@@ -367,6 +396,14 @@ func (p *dockerPlan) onlyInstallsMounts(ins loader.Instruction) bool {
 		}
 	}
 	return true
+}
+
+// installWords are the words of an install command that name no package:
+// what is left of `uv pip install --system /mnt/x/*.whl` once the mounted
+// paths and the options are taken out.
+var installWords = map[string]bool{
+	"uv": true, "pip": true, "pip3": true, "python": true, "python3": true, "install": true,
+	"sudo": true, "env": true, "cd": true, "ls": true, "cp": true,
 }
 
 func (p *dockerPlan) result(edits []Edit) Plan {
@@ -410,6 +447,10 @@ func checkDockerfile(path string, src []byte, removed map[string]bool, args []st
 	for _, a := range doc.GlobalArgs {
 		declared[a.Name] = true
 	}
+	removedArg := map[string]bool{}
+	for _, a := range args {
+		removedArg[a] = true
+	}
 	var all []loader.Instruction
 	all = append(all, doc.Preamble...)
 	for _, st := range doc.Stages {
@@ -418,9 +459,28 @@ func checkDockerfile(path string, src []byte, removed map[string]bool, args []st
 		}
 		all = append(all, st.Instructions...)
 	}
+	numbered := func(from string) bool {
+		return from != "" && strings.Trim(from, "0123456789") == ""
+	}
 	for _, ins := range all {
 		for _, a := range ins.ArgDefs {
 			declared[a.Name] = true
+			// A stage's bare ARG takes the global default the fix removed:
+			// the value would silently become empty.
+			if a.Default == nil && removedArg[a.Name] && !globalDeclared(doc, a.Name) {
+				return fmt.Errorf("leave ARG %s in a stage without the global default it took (line %d)", a.Name, ins.Pos.Line)
+			}
+		}
+		for _, e := range ins.Env {
+			declared[e.Key] = true
+		}
+		if len(removed) > 0 && numbered(copyFrom(ins)) {
+			return fmt.Errorf("shift what --from=%s names (a stage is removed before or at it; line %d)", copyFrom(ins), ins.Pos.Line)
+		}
+		for _, m := range ins.Mounts {
+			if len(removed) > 0 && numbered(m.From) {
+				return fmt.Errorf("shift what from=%s names (a stage is removed before or at it; line %d)", m.From, ins.Pos.Line)
+			}
 		}
 		if from := copyFrom(ins); removed[strings.ToLower(from)] {
 			return fmt.Errorf("copy from the removed stage %q (line %d)", from, ins.Pos.Line)
@@ -453,4 +513,13 @@ func copyFrom(ins loader.Instruction) string {
 		}
 	}
 	return ""
+}
+
+func globalDeclared(doc *loader.DockerfileDocument, name string) bool {
+	for _, a := range doc.GlobalArgs {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -123,3 +123,26 @@ func TestDockerfileRemovals(t *testing.T) {
 		})
 	}
 }
+
+// The red-team cases of issue 17's review.
+func TestDockerfileReview(t *testing.T) {
+	run := func(t *testing.T, src string, fs []finding.Finding) (string, Plan) { return fixDockerfile(t, src, fs) }
+	cases := []struct {
+		name, src string
+		fs        []finding.Finding
+	}{
+		{"a stage removed before a --from by number", "FROM a AS base\n\nFROM base AS mc_src\nRUN git clone x\n\nFROM a AS tools\nRUN echo\n\nFROM base\nCOPY --from=2 /t /t\n", []finding.Finding{at(ruleStage, 3, 14)}},
+		{"a RUN that installs another stage's wheel too", "FROM a AS v\nRUN make\nFROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=v,target=/iv \\\n    --mount=type=bind,from=mc,target=/im \\\n    uv pip install --system /iv/*.whl /im/*.whl\n", []finding.Finding{at(ruleStage, 3, 11), at(ruleStage, 7, 5)}},
+		{"a RUN that installs a package besides the mounted wheel", "FROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=mc,target=/im pip install numpy /im/x.whl\n", []finding.Finding{at(ruleStage, 1, 11), at(ruleStage, 4, 5)}},
+		{"an ENV that only mentions the ARG", "ARG MOONCAKE_BRANCH=v1\nFROM a\nARG MOONCAKE_BRANCH\nENV TAG=\"mc${MOONCAKE_BRANCH}\"\nRUN echo \"$TAG\"\n", []finding.Finding{at(ruleArg, 4, 13)}},
+		{"a stage's bare ARG would lose the global default", "ARG MOONCAKE_BRANCH=v1\nFROM a\nARG MOONCAKE_BRANCH WORKDIR_X\nRUN echo \"${MOONCAKE_BRANCH}\"\n", []finding.Finding{at(ruleArg, 1, 5)}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, p := run(t, c.src, c.fs)
+			if got != c.src || len(p.Fixed) != 0 {
+				t.Errorf("changed (%d fixed):\n%s", len(p.Fixed), got)
+			}
+		})
+	}
+}

@@ -229,12 +229,20 @@ func checkHCL(path string, src []byte, gone map[string]map[string]bool) error {
 			if name := e.Traversal.RootName(); gone["variable"][name] && !declared["variable "+name] {
 				problem = fmt.Sprintf("use the removed variable %s (line %d)", name, e.SrcRange.Start.Line)
 			}
+			// target.NAME.tags: bake's reference to another target.
+			if e.Traversal.RootName() == "target" && len(e.Traversal) > 1 {
+				if a, ok := e.Traversal[1].(hcl.TraverseAttr); ok && gone["target"][a.Name] && !declared["target "+a.Name] {
+					problem = fmt.Sprintf("use the removed target %s (line %d)", a.Name, e.SrcRange.Start.Line)
+				}
+			}
 		case *hclsyntax.FunctionCallExpr:
 			if gone["function"][e.Name] && !declared["function "+e.Name] {
 				problem = fmt.Sprintf("call the removed function %s (line %d)", e.Name, e.NameRange.Start.Line)
 			}
 		case *hclsyntax.TemplateExpr:
-			if v, ok := literal(e); ok && (gone["target"][v] && !declared["target "+v] || gone["group"][v] && !declared["group "+v]) {
+			v, ok := literal(e)
+			v = strings.TrimPrefix(v, "target:") // contexts = { x = "target:NAME" }
+			if ok && (gone["target"][v] && !declared["target "+v] || gone["group"][v] && !declared["group "+v]) {
 				problem = fmt.Sprintf("name the removed target %s (line %d)", v, e.SrcRange.Start.Line)
 			}
 		}

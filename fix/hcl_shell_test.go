@@ -123,6 +123,13 @@ group "all" {
 			declined: 1,
 		},
 		{
+			name:     "a removed target still named by a context or a traversal: nothing changes",
+			src:      "target \"mc-ci\" {\n  target = \"export_mc\"\n}\n\ntarget \"base\" {\n  contexts = {\n    mc = \"target:mc-ci\"\n  }\n  tags = target.mc-ci.tags\n}\n",
+			needles:  [][2]string{{ruleStage, `"mc-ci" {`}},
+			want:     "target \"mc-ci\" {\n  target = \"export_mc\"\n}\n\ntarget \"base\" {\n  contexts = {\n    mc = \"target:mc-ci\"\n  }\n  tags = target.mc-ci.tags\n}\n",
+			declined: 1,
+		},
+		{
 			name:     "the last element inline, and a finding on a plain attribute",
 			src:      "target \"t\" {\n  target = \"export_mc\"\n  tags = [\"a\", \"mc\"]\n}\n",
 			needles:  [][2]string{{ruleStage, `"export_mc"`}, {ruleStage, `"mc"]`}},
@@ -235,4 +242,63 @@ docker buildx bake a-ci mc-ci
 			t.Errorf("bash -n: %v\n%s", err, out)
 		}
 	}
+}
+
+// The red-team cases of issue 17's review, each with what must happen.
+func TestShellReview(t *testing.T) {
+	runPlans(t, func(src []byte, fs []finding.Finding) Plan { return Shell("ci.sh", src, fs) }, []planCase{
+		{
+			name:    "a suppression comment, and a comment after the removed line, stay",
+			src:     "set -e\n\nexport MC_KEY\n# buildgate:ignore BG102 -- the nightly bisect job\n\necho \"${MC_BRANCH}\"\n",
+			needles: [][2]string{{ruleCache, "MC_KEY"}},
+			want:    "set -e\n\n# buildgate:ignore BG102 -- the nightly bisect job\n\necho \"${MC_BRANCH}\"\n",
+		},
+		{
+			name:     "a branch another falls through into (;&) stays",
+			src:      "case \"$1\" in\n    nixl-rocm-ci)\n        echo nixl\n        ;&\n    mooncake-rocm-ci)\n        echo mc\n        ;;\n    *)\n        exit 1\n        ;;\nesac\n",
+			needles:  [][2]string{{ruleStage, "mooncake-rocm-ci)"}},
+			want:     "case \"$1\" in\n    nixl-rocm-ci)\n        echo nixl\n        ;&\n    mooncake-rocm-ci)\n        echo mc\n        ;;\n    *)\n        exit 1\n        ;;\nesac\n",
+			declined: 1,
+		},
+		{
+			name:     "an assignment that is a command's environment stays with the command",
+			src:      "MOONCAKE_BRANCH=\"${MOONCAKE_BRANCH:-v0.3.13}\" ./scripts/build-all-images.sh\necho built\n",
+			needles:  [][2]string{{ruleArg, "MOONCAKE_BRANCH="}},
+			want:     "MOONCAKE_BRANCH=\"${MOONCAKE_BRANCH:-v0.3.13}\" ./scripts/build-all-images.sh\necho built\n",
+			declined: 1,
+		},
+		{
+			name:    "a list in an export loses its word, not the export",
+			src:     "export CI_BASE_STAGES=\"base mooncake_source ci_base\"\n./ci/build-stages.sh\n",
+			needles: [][2]string{{ruleStage, "mooncake_source"}},
+			want:    "export CI_BASE_STAGES=\"base ci_base\"\n./ci/build-stages.sh\n",
+		},
+		{
+			name:     "a word in a command's string is the command's",
+			src:      "bash -c \"docker buildx bake -f docker/ci-rocm.hcl mooncake-rocm-ci\"\n",
+			needles:  [][2]string{{ruleStage, "mooncake-rocm-ci"}},
+			want:     "bash -c \"docker buildx bake -f docker/ci-rocm.hcl mooncake-rocm-ci\"\n",
+			declined: 1,
+		},
+		{
+			name:    "side by side words of a list and of a loop",
+			src:     "S=\"base mooncake_source export_mooncake\"\nfor t in mooncake-rocm-ci mooncake_source nixl-rocm-ci; do echo \"$t\"; done\n",
+			needles: [][2]string{{ruleStage, "mooncake_source "}, {ruleStage, "export_mooncake\""}, {ruleStage, "mooncake-rocm-ci "}, {ruleStage, "mooncake_source nixl"}},
+			want:    "S=\"base\"\nfor t in nixl-rocm-ci; do echo \"$t\"; done\n",
+		},
+		{
+			name:     "a variable read in arithmetic, or only exported, is still read",
+			src:      "mc_jobs=\"${MOONCAKE_BRANCH:+8}\"\ntotal=$(( 4 + mc_jobs ))\necho \"$total\"\nmc_key=\"$(printf '%s' \"${MOONCAKE_BRANCH}\")\"\nexport mc_key\ndocker build --build-arg \"K=${mc_key}\" .\n",
+			needles:  [][2]string{{ruleArg, "MOONCAKE_BRANCH:+"}, {ruleArg, "MOONCAKE_BRANCH}\""}},
+			want:     "mc_jobs=\"${MOONCAKE_BRANCH:+8}\"\ntotal=$(( 4 + mc_jobs ))\necho \"$total\"\nmc_key=\"$(printf '%s' \"${MOONCAKE_BRANCH}\")\"\nexport mc_key\ndocker build --build-arg \"K=${mc_key}\" .\n",
+			declined: 2,
+		},
+		{
+			name:     "a removed assignment in one function: another function's stays, and a read left in the first refuses",
+			src:      "build_mc() {\n    target=\"mooncake-rocm-ci\"\n    docker buildx bake \"${target}\"\n}\nbuild_nixl() {\n    target=\"nixl-rocm-ci\"\n    docker buildx bake \"${target}\"\n}\n",
+			needles:  [][2]string{{ruleStage, "mooncake-rocm-ci"}},
+			want:     "build_mc() {\n    target=\"mooncake-rocm-ci\"\n    docker buildx bake \"${target}\"\n}\nbuild_nixl() {\n    target=\"nixl-rocm-ci\"\n    docker buildx bake \"${target}\"\n}\n",
+			declined: 1,
+		},
+	})
 }

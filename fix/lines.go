@@ -32,6 +32,14 @@ func newLineCut(src []byte, comment func([]byte) bool) *lineCut {
 	}
 	c.cut = make([]bool, len(c.starts)+2)
 	c.keep = make([]bool, len(c.starts)+2)
+	// A suppression comment is the user's word about some line: tidying
+	// never takes it (a removal that covers it is refused by the caller
+	// when it holds a suppressed finding).
+	for n := 1; n <= c.lines(); n++ {
+		if c.isComment(n) && bytes.Contains(c.text(n), []byte("buildgate:ignore")) {
+			c.keep[n] = true
+		}
+	}
 	return c
 }
 
@@ -79,17 +87,19 @@ func (c *lineCut) tidy() {
 		for end+1 <= n && !c.blank(end+1) {
 			end++
 		}
-		anyCut, allCut := false, true
+		anyCut, allCut, lastCut := false, true, 0
 		for l := start; l <= end; l++ {
 			switch {
 			case c.cut[l]:
-				anyCut = true
+				anyCut, lastCut = true, l
 			case !c.isComment(l) || c.keep[l]:
 				allCut = false
 			}
 		}
 		if anyCut && allCut {
-			for l := start; l <= end; l++ {
+			// Comments after the last cut line stay: they may be about
+			// what follows the paragraph.
+			for l := start; l <= lastCut; l++ {
 				if !c.keep[l] {
 					c.cut[l] = true
 				}

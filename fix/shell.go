@@ -3,6 +3,7 @@ package fix
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/buildgate/buildgate/finding"
@@ -15,10 +16,10 @@ import (
 //   - a word of a list held in a string (`STAGES="base mc_src final"`) or
 //     of a for loop's list, with one space beside it;
 //   - a case branch whose only pattern a finding names;
-//   - a simple command, assignment or export/local on lines of its own,
-//     every argument of which the findings name (a format or an option
-//     aside), and then the declarations of the variables such commands
-//     set;
+//   - an assignment, export/local, or echo, printf or call of one of the
+//     script's functions on lines of its own, every argument of which the
+//     findings name (a format or an option aside), and then the empty
+//     declarations of the variables such commands set in that function;
 //   - an if whose every branch loses all its commands and whose conditions
 //     only test.
 //
@@ -40,10 +41,17 @@ func Shell(path string, src []byte, fs []finding.Finding) Plan {
 	}
 	// The variables removed commands set make their declarations
 	// removable too, which can remove more: repeat until nothing changes.
+	funcs := map[string]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FuncDecl); ok {
+			funcs[fd.Name.Value] = true
+		}
+		return true
+	})
 	var p *shPlan
 	vars := map[string]bool{}
 	for range 4 {
-		p = &shPlan{src: src, offs: offs, vars: vars, set: map[string]bool{}, fixed: make([]bool, len(fs)),
+		p = &shPlan{src: src, offs: offs, funcs: funcs, vars: vars, set: map[string]bool{}, names: map[string]map[string]bool{}, fixed: make([]bool, len(fs)),
 			cut: newLineCut(src, func(l []byte) bool { return l[0] == '#' })}
 		p.stmts(f.Stmts)
 		if len(p.set) == len(vars) {
@@ -53,9 +61,9 @@ func Shell(path string, src []byte, fs []finding.Finding) Plan {
 	}
 	p.cut.tidy()
 	edits := p.cut.edits()
-	for _, e := range p.inline {
+	for _, e := range mergeDeletions(p.inline) {
 		if !p.cut.cut[lineOf(src, e.Start)] {
-			edits = append(edits, e)
+			edits = append(edits, tidyDeletion(src, e))
 		}
 	}
 	plan := Plan{Edits: edits}
@@ -72,7 +80,7 @@ func Shell(path string, src []byte, fs []finding.Finding) Plan {
 	}
 	fixed, err := Apply(src, edits)
 	if err == nil {
-		err = checkShell(path, fixed, p.set)
+		err = checkShell(path, fixed, p.names)
 	}
 	if err != nil {
 		return declineAll(fs, fmt.Sprintf("the fixed script would %v; fix it by hand", err))
@@ -83,8 +91,11 @@ func Shell(path string, src []byte, fs []finding.Finding) Plan {
 type shPlan struct {
 	src    []byte
 	offs   []int
-	vars   map[string]bool // set by removed commands (the previous round)
-	set    map[string]bool // set by removed commands (this round)
+	fn     string                     // the function being planned, "" at the top
+	funcs  map[string]bool            // the functions the script defines
+	vars   map[string]bool            // function NUL name: set by removed commands (the previous round)
+	set    map[string]bool            // the same, this round
+	names  map[string]map[string]bool // by function ("" at the top): the names removed commands set
 	fixed  []bool
 	cut    *lineCut
 	inline []Edit
@@ -125,6 +136,9 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 			return p.remove(st)
 		}
 	case *syntax.DeclClause:
+		if p.lists(st) {
+			return false
+		}
 		if p.removable(st) {
 			return p.remove(st)
 		}
@@ -133,8 +147,11 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 			return p.remove(st)
 		}
 	case *syntax.CaseClause:
-		for _, it := range c.Items {
-			if len(it.Patterns) == 1 && len(p.in(it.Patterns[0])) > 0 && p.own(it.Pos(), it.End()) {
+		for k, it := range c.Items {
+			// The branch before falling through into this one (;&) would
+			// fall into the next instead.
+			into := k > 0 && c.Items[k-1].Op == syntax.Fallthrough
+			if len(it.Patterns) == 1 && len(p.in(it.Patterns[0])) > 0 && !into && p.own(it.Pos(), it.End()) {
 				p.cut.remove(int(it.Pos().Line()), int(it.End().Line()))
 				continue
 			}
@@ -152,7 +169,10 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 	case *syntax.Subshell:
 		p.stmts(c.Stmts)
 	case *syntax.FuncDecl:
+		outer := p.fn
+		p.fn = c.Name.Value
 		p.stmt(c.Body)
+		p.fn = outer
 	}
 	return false
 }
@@ -165,7 +185,11 @@ func (p *shPlan) remove(st *syntax.Stmt) bool {
 	p.cut.remove(int(st.Pos().Line()), int(st.End().Line()))
 	syntax.Walk(st, func(n syntax.Node) bool {
 		if a, ok := n.(*syntax.Assign); ok && a.Name != nil {
-			p.set[a.Name.Value] = true
+			p.set[p.fn+"\x00"+a.Name.Value] = true
+			if p.names[p.fn] == nil {
+				p.names[p.fn] = map[string]bool{}
+			}
+			p.names[p.fn][a.Name.Value] = true
 		}
 		return true
 	})
@@ -200,6 +224,18 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 	var assigns []*syntax.Assign
 	switch c := st.Cmd.(type) {
 	case *syntax.CallExpr:
+		if len(c.Args) > 0 && len(c.Assigns) > 0 {
+			return false // the assignments are the command's environment
+		}
+		// Only a command that records or prints (echo, printf, a function
+		// of the script such as metadata_pair): another program (docker,
+		// git, bash -c, cd) does work beyond the words a finding names.
+		if len(c.Args) > 0 {
+			name := c.Args[0].Lit()
+			if name != "echo" && name != "printf" && !p.funcs[name] {
+				return false
+			}
+		}
 		assigns = c.Assigns
 		if len(c.Args) > 0 {
 			words = c.Args[1:]
@@ -207,11 +243,12 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 	case *syntax.DeclClause:
 		assigns = c.Args
 	}
+	_, decl := st.Cmd.(*syntax.DeclClause)
 	named, other := 0, 0
 	for _, a := range assigns {
 		switch {
-		case a.Name != nil && p.vars[a.Name.Value] && (a.Value == nil || literalWord(a.Value)):
-			named++ // a declaration of a variable a removed command sets
+		case decl && a.Name != nil && p.vars[p.fn+"\x00"+a.Name.Value] && (a.Value == nil || emptyWord(a.Value)):
+			named++ // local x / local x="" of a variable a removed command of this function sets
 		case len(p.in(a)) > 0:
 			named++
 		default:
@@ -228,6 +265,25 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 		}
 	}
 	return named > 0 && other == 0
+}
+
+// emptyWord reports whether a word is "" or ” (or nothing).
+func emptyWord(w *syntax.Word) bool {
+	for _, part := range w.Parts {
+		switch x := part.(type) {
+		case *syntax.SglQuoted:
+			if x.Value != "" {
+				return false
+			}
+		case *syntax.DblQuoted:
+			if len(x.Parts) > 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func literalWord(w *syntax.Word) bool {
@@ -250,10 +306,31 @@ func literalWord(w *syntax.Word) bool {
 // lists removes the list words findings name in the strings of a simple
 // command (`STAGES="a mc_src b"`) and reports whether it found any.
 func (p *shPlan) lists(st *syntax.Stmt) bool {
+	// Only in the value of an assignment: a word in a command's string
+	// (bash -c "… bake mooncake-rocm-ci") is the command's, not a list's.
+	var values []*syntax.Word
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		for _, a := range c.Assigns {
+			if a.Value != nil {
+				values = append(values, a.Value)
+			}
+		}
+	case *syntax.DeclClause:
+		for _, a := range c.Args {
+			if a.Value != nil {
+				values = append(values, a.Value)
+			}
+		}
+	}
 	found := false
-	for _, i := range p.in(st) {
-		o := p.offs[i]
-		if e, ok := p.listWord(o); ok {
+	for _, w := range values {
+		for _, i := range p.in(w) {
+			o := p.offs[i]
+			e, ok := p.listWord(o)
+			if !ok {
+				continue
+			}
 			p.inline = append(p.inline, e)
 			p.fixed[i], found = true, true
 		}
@@ -373,25 +450,119 @@ func testsOnly(cond []*syntax.Stmt) bool {
 }
 
 // checkShell parses a fixed script and looks for a variable read that
-// only a removed command set.
-func checkShell(path string, src []byte, removed map[string]bool) error {
+// only a removed command set: in an expansion or, bare, in arithmetic; in
+// the function the command was in (where no assignment is left there), or
+// anywhere (where none is left in the file). A
+// valueless export/local/declare does not set it.
+func checkShell(path string, src []byte, removed map[string]map[string]bool) error {
 	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), path)
 	if err != nil {
 		return fmt.Errorf("not parse (%w)", err)
 	}
-	setHere := map[string]bool{}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if a, ok := n.(*syntax.Assign); ok && a.Name != nil {
-			setHere[a.Name.Value] = true
+	// Assignments and reads by function ("" for the top and everything
+	// outside functions).
+	sets := map[string]map[string]bool{}
+	type read struct {
+		name string
+		line uint
+	}
+	reads := map[string][]read{}
+	var walk func(n syntax.Node, fn string)
+	walk = func(n syntax.Node, fn string) {
+		syntax.Walk(n, func(m syntax.Node) bool {
+			switch x := m.(type) {
+			case *syntax.FuncDecl:
+				if m != n {
+					walk(x, x.Name.Value)
+					return false
+				}
+			case *syntax.Assign:
+				if x.Name != nil && !x.Naked {
+					if sets[fn] == nil {
+						sets[fn] = map[string]bool{}
+					}
+					sets[fn][x.Name.Value] = true
+				}
+			case *syntax.ParamExp:
+				if x.Param != nil {
+					reads[fn] = append(reads[fn], read{x.Param.Value, x.Pos().Line()})
+				}
+			case *syntax.ArithmExp, *syntax.ArithmCmd:
+				syntax.Walk(x, func(a syntax.Node) bool {
+					if w, ok := a.(*syntax.Word); ok {
+						if lit := w.Lit(); lit != "" {
+							reads[fn] = append(reads[fn], read{lit, w.Pos().Line()})
+						}
+					}
+					return true
+				})
+			}
+			return true
+		})
+	}
+	walk(f, "")
+	setAnywhere := map[string]bool{}
+	for _, names := range sets {
+		for n := range names {
+			setAnywhere[n] = true
 		}
-		return true
-	})
-	var bad error
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && removed[pe.Param.Value] && !setHere[pe.Param.Value] && bad == nil {
-			bad = fmt.Errorf("read $%s, which only a removed command set (line %d)", pe.Param.Value, pe.Pos().Line())
+	}
+	removedAnywhere := map[string]bool{}
+	for _, names := range removed {
+		for n := range names {
+			removedAnywhere[n] = true
 		}
-		return bad == nil
-	})
-	return bad
+	}
+	for fn, rs := range reads {
+		for _, r := range rs {
+			inFn := fn != "" && removed[fn][r.name] && !sets[fn][r.name]
+			global := removedAnywhere[r.name] && !setAnywhere[r.name]
+			if inFn || global {
+				return fmt.Errorf("read %s, which only a removed command set (line %d)", r.name, r.line)
+			}
+		}
+	}
+	return nil
+}
+
+// tidyDeletion keeps one space between the words a deletion leaves
+// side by side, and none before a closing quote or the end of a list.
+func tidyDeletion(src []byte, e Edit) Edit {
+	if e.Text != "" || e.Start == 0 {
+		return e
+	}
+	space := func(b byte) bool { return b == ' ' || b == '\t' }
+	if space(src[e.Start-1]) {
+		switch {
+		case e.End < len(src) && space(src[e.End]):
+			for e.End < len(src) && space(src[e.End]) {
+				e.End++
+			}
+		case e.End >= len(src) || strings.IndexByte("\"';\n\r", src[e.End]) >= 0:
+			for e.Start > 0 && space(src[e.Start-1]) {
+				e.Start--
+			}
+		}
+	}
+	return e
+}
+
+// mergeDeletions joins deletions that overlap or touch (two words of one
+// list, side by side), so that they apply as one.
+func mergeDeletions(es []Edit) []Edit {
+	if len(es) < 2 {
+		return es
+	}
+	sorted := append([]Edit(nil), es...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
+	out := []Edit{sorted[0]}
+	for _, e := range sorted[1:] {
+		last := &out[len(out)-1]
+		if e.Text == "" && last.Text == "" && e.Start <= last.End {
+			last.End = max(last.End, e.End)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -144,22 +145,46 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	changed := 0
-	why := map[string]string{} // why a finding was not fixed, by whyKey
+	// Suppressed findings, by file: an edit that would take one away is
+	// refused with the whole file's fix (a suppressed step inside a stage
+	// the fix would remove, the suppression comment itself).
+	suppressed := map[string][]finding.Finding{}
+	for _, fd := range out.Suppressed {
+		suppressed[fd.Path] = append(suppressed[fd.Path], fd)
+	}
+	changed, failed := 0, 0
+	why := map[string][]string{} // why findings were not fixed, by whyKey, in file order
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return usageErr("%v", err)
 	}
 	defer func() { _ = r.Close() }()
 	for _, p := range paths {
+		// A link or special file is neither planned nor written (fix
+		// writes through no link), and says so; the other files go on.
+		if st, err := r.Lstat(filepath.FromSlash(p)); err == nil && !st.Mode().IsRegular() {
+			fmt.Fprintf(stderr, "buildgate: %s: not fixed: not a regular file (a link is never written through; fix its target)\n", p)
+			continue
+		}
 		old, err := safefile.In(r, p, loader.DefaultMaxFileSize)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", p, safefile.Describe(err))
 			continue
 		}
 		edits, bad := fileEdits(p, old, byPath[p], why)
+		if bad == "" {
+			bad = coversSuppressed(old, edits, suppressed[p])
+		}
 		if bad != "" {
 			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", p, bad)
+			// Nothing in the file changes: every finding of it stays, for
+			// this reason.
+			for _, fd := range byPath[p] {
+				delete(why, whyKey(fd))
+			}
+			for _, fd := range byPath[p] {
+				why[whyKey(fd)] = append(why[whyKey(fd)], bad)
+			}
 			continue
 		}
 		updated, err := fix.Apply(old, edits)
@@ -178,9 +203,14 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 			continue
 		}
 		if err := safefile.Rewrite(root, p, updated); err != nil {
-			return usageErr("writing %s: %s", p, safefile.Describe(err))
+			fmt.Fprintf(stderr, "buildgate: %s: not written: %s\n", p, safefile.Describe(err))
+			failed++
+			continue
 		}
 		fmt.Fprintf(stderr, "buildgate: fixed %s\n", p)
+	}
+	if failed > 0 {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("%d %s could not be written (the others were fixed)", failed, plural(failed, "file"))}
 	}
 	if f.diff {
 		if changed > 0 {
@@ -208,9 +238,9 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	}
 	var b strings.Builder
 	for _, fd := range left {
-		reason := why[whyKey(fd)]
-		if reason == "" {
-			reason = "no fix for it (yet)"
+		reason := "no fix for it (yet)"
+		if rs := why[whyKey(fd)]; len(rs) > 0 {
+			reason, why[whyKey(fd)] = rs[0], rs[1:]
 		}
 		fmt.Fprintf(&b, "%s: %s: %s [%s %s] (not fixed: %s)\n", report.Where(fd), fd.Severity, fd.Message, fd.Rule, fd.Name, reason)
 	}
@@ -232,7 +262,7 @@ func plural(n int, word string) string {
 // removal a source-build finding calls for where the file's kind has a
 // planner (Dockerfiles today). Why a finding is left is recorded in why.
 // A fix that does not fit the file makes the whole file's fix fail.
-func fileEdits(path string, src []byte, fds []finding.Finding, why map[string]string) ([]fix.Edit, string) {
+func fileEdits(path string, src []byte, fds []finding.Finding, why map[string][]string) ([]fix.Edit, string) {
 	var edits []fix.Edit
 	var removals []finding.Finding
 	for _, fd := range fds {
@@ -252,18 +282,38 @@ func fileEdits(path string, src []byte, fds []finding.Finding, why map[string]st
 	plan, ok := planRemoval(path, src, removals)
 	if !ok {
 		for _, fd := range removals {
-			why[whyKey(fd)] = "no removal for this kind of file"
+			why[whyKey(fd)] = append(why[whyKey(fd)], "no removal for this kind of file")
 		}
 		return edits, ""
 	}
+	// Findings keep their order across the re-lint (a fix moves lines,
+	// never reorders them), so reasons are taken in the same order.
 	for _, d := range plan.Declined {
-		why[whyKey(d.Finding)] = d.Reason
+		why[whyKey(d.Finding)] = append(why[whyKey(d.Finding)], d.Reason)
 	}
 	return append(edits, plan.Edits...), ""
 }
 
-// whyKey names a finding across the re-lint after fixing, when its line
-// may have moved: its file, rule and message.
+// whyKey names findings across the re-lint after fixing, when their
+// lines may have moved: file, rule and message (findings that share them
+// are told apart by their order).
 func whyKey(fd finding.Finding) string {
 	return fd.Path + "\x00" + fd.Rule + "\x00" + fd.Message
+}
+
+// coversSuppressed says why a file's edits are refused when one removes
+// the place of a suppressed finding, "" when none does.
+func coversSuppressed(src []byte, edits []fix.Edit, sup []finding.Finding) string {
+	for _, fd := range sup {
+		off, _, err := fix.Offsets(src, fd.Pos)
+		if err != nil {
+			continue
+		}
+		for _, e := range edits {
+			if off >= e.Start && off < e.End {
+				return fmt.Sprintf("the fix would remove %s, whose %s finding is suppressed; fix the file by hand or lift the suppression", report.Where(fd), fd.Rule)
+			}
+		}
+	}
+	return ""
 }

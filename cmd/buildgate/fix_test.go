@@ -105,3 +105,33 @@ func TestFixLeftovers(t *testing.T) {
 		t.Errorf("fix wrote through a link out of the root: %q", b)
 	}
 }
+
+// A removal that would take a suppressed finding away is refused for the
+// whole file; a link is skipped and the other files are still fixed
+// (review of issue 17).
+func TestFixSuppressedAndLinks(t *testing.T) {
+	df := "FROM rocm/x AS base\n\nFROM base AS mooncake_source\n" +
+		"RUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake  # buildgate:ignore BG104 -- bisecting the old build\n\n" +
+		"FROM base\nRUN echo\n"
+	dir := writeTree(t, map[string]string{
+		"docker/Dockerfile.rocm": df,
+		"requirements/rocm.txt":  "numpy\n",
+		"real.hcl":               "variable \"MOONCAKE_BRANCH\" {\n  default = \"\"\n}\n",
+	})
+	if err := os.Symlink("../real.hcl", filepath.Join(dir, "docker", "ci-rocm.hcl")); err != nil {
+		t.Skip(err)
+	}
+	r := runBin(t, dir, "fix", "--root", ".")
+	if b, _ := os.ReadFile(filepath.Join(dir, "docker", "Dockerfile.rocm")); string(b) != df {
+		t.Errorf("the stage holding a suppressed finding was removed:\n%s", b)
+	}
+	if !strings.Contains(r.stderr, "whose BG104 finding is suppressed") || !strings.Contains(r.stderr, "docker/ci-rocm.hcl: not fixed: not a regular file") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "requirements", "rocm.txt")); !strings.Contains(string(b), "mooncake-transfer-engine-rocm >= 0.3.13") {
+		t.Errorf("the other files were not fixed: %q", b)
+	}
+	if st, err := os.Lstat(filepath.Join(dir, "docker", "ci-rocm.hcl")); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Error("the link was replaced")
+	}
+}

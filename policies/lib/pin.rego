@@ -80,6 +80,20 @@ append_at(d) := {"line": n, "column": 1, "end_line": n, "end_column": 1} if {
 	n := max(ends) + 1
 } else := lib.start_of_file
 
+# hashed reports whether a requirements file is in pip's hash-checking
+# mode (--require-hashes, or a --hash on any requirement): a pin added or
+# changed without its hashes would make pip refuse the whole file, so the
+# pin rules offer no fix there.
+hashed(d) if {
+	some o in d.options
+	o.name == "require-hashes"
+}
+
+hashed(d) if {
+	some r in d.requirements
+	count(r.hashes) > 0
+}
+
 # named_by_build_file reports whether a build file other than the
 # requirements file f names it: an instruction of a Dockerfile (COPY,
 # RUN pip install -r …), a word of a script, an attribute of a bake file,

@@ -23,18 +23,23 @@ import data.buildgate.lib
 import data.buildgate.lib.pin
 
 # The file exists and does not carry the pin.
-deny contains object.union(lib.file_finding(f, msg), {"fix": fix}) if {
+deny contains object.union(lib.file_finding(f, msg), fix_of(m, d)) if {
 	some m in lib.migrations
 	some f in m.requirements
 	d := pin.by_path[f]
 	not pin.carried(m, f)
 	msg := sprintf("%s does not require %s; add the line `%s` so the image installs the published wheel", [f, m.package, pin.wanted(m)])
-	fix := {
-		"description": sprintf("add `%s`", [pin.wanted(m)]),
-		"replacement": sprintf("%s\n", [pin.wanted(m)]),
-		"pos": pin.append_at(d),
-	}
 }
+
+# fix_of adds the pin line, unless the file is in pip's hash-checking
+# mode: a line without its hashes would make pip refuse the whole file.
+fix_of(m, d) := {"fix": {
+	"description": sprintf("add `%s`", [pin.wanted(m)]),
+	"replacement": sprintf("%s\n", [pin.wanted(m)]),
+	"pos": pin.append_at(d),
+}} if {
+	not pin.hashed(d)
+} else := {}
 
 # The file does not exist, in a repository it concerns.
 deny contains object.union(lib.file_finding(f, msg), {"fix": fix}) if {

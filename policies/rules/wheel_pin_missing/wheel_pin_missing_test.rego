@@ -95,3 +95,12 @@ test_pin_in_constraints_only_is_missing if {
 test_a_variant_is_not_the_pin if {
 	count(deny([req("requirements/rocm.txt", ["mooncake-transfer-engine >= 0.3.13"])])) == 1
 }
+
+# In pip's hash-checking mode a pin line without hashes makes pip refuse
+# the file: the finding stays, without a fix.
+test_no_fix_in_hash_checking_mode if {
+	some f in deny([req("requirements/rocm.txt", ["torch==2.0 --hash=sha256:abc"])])
+	not f.fix
+	some g in deny([req("requirements/rocm.txt", ["--require-hashes", "numpy"])])
+	not g.fix
+}

@@ -18,7 +18,7 @@ import data.buildgate.lib
 import data.buildgate.lib.pin
 
 # Unpinned.
-deny contains object.union(lib.finding(d, r.name_word, msg), {"fix": fix}) if {
+deny contains object.union(lib.finding(d, r.name_word, msg), unpinned_fix(m, d, r)) if {
 	some m in lib.migrations
 	some d in lib.documents("requirements")
 	lib.in_scope(m, d.path)
@@ -27,11 +27,14 @@ deny contains object.union(lib.finding(d, r.name_word, msg), {"fix": fix}) if {
 	pin.from_index(r)
 	r.specifier == ""
 	msg := sprintf("%s is not pinned, so any version can be installed, including ones below %s; require `%s`", [r.name, m.minimum, pin.wanted(m)])
-	fix := {"description": sprintf("pin %s >= %s", [r.name, m.minimum]), "replacement": sprintf(" >= %s", [m.minimum]), "pos": pin.after_name(r)}
 }
 
+unpinned_fix(m, d, r) := {"fix": {"description": sprintf("pin %s >= %s", [r.name, m.minimum]), "replacement": sprintf(" >= %s", [m.minimum]), "pos": pin.after_name(r)}} if {
+	not pin.hashed(d)
+} else := {}
+
 # A specifier that admits a lower version.
-deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), object.union({"text": r.raw}, fix_of(m, r))) if {
+deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), object.union({"text": r.raw}, fix_of(m, d, r))) if {
 	some m in lib.migrations
 	some d in lib.documents("requirements")
 	lib.in_scope(m, d.path)
@@ -48,13 +51,15 @@ deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), object.unio
 
 # fix_of replaces a single clause with the minimum. With several clauses,
 # replacing them all would drop an upper bound or an exclusion the file
-# meant (`>=0.3.9,<1`): no fix, a person decides.
-fix_of(m, r) := {"fix": {
+# meant (`>=0.3.9,<1`); in pip's hash-checking mode the hashes name the
+# old version: no fix, a person decides.
+fix_of(m, d, r) := {"fix": {
 	"description": sprintf("require %s >= %s", [r.name, m.minimum]),
 	"replacement": sprintf(">=%s%s", [op_gap(r), m.minimum]),
 	"pos": pin.spec_span(r),
 }} if {
 	count(r.specifiers) == 1
+	not pin.hashed(d)
 } else := {}
 
 # op_gap keeps the file's style: a space between operator and version when

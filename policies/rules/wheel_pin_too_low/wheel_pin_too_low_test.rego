@@ -97,3 +97,12 @@ test_pre_releases_always_count if {
 	some f in got
 	contains(f.msg, "admits 0.3.13")
 }
+
+# The hashes name the version they were taken from: in hash-checking
+# mode the specifier is not changed for the user.
+test_no_fix_in_hash_checking_mode if {
+	some f in deny(["mooncake-transfer-engine-rocm==0.3.9 --hash=sha256:aaaa"])
+	not f.fix
+	some g in deny(["--require-hashes", "mooncake-transfer-engine-rocm"])
+	not g.fix
+}
