@@ -230,31 +230,29 @@ func TestWriteNamedSpecialOutsideRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{fifo, link} {
-		got := make(chan []byte)
-		go func() {
-			f, err := os.Open(fifo)
-			if err != nil {
-				got <- nil
-				return
-			}
-			defer f.Close()
-			var b bytes.Buffer
-			_, _ = b.ReadFrom(f)
-			got <- b.Bytes()
-		}()
+		// The reading end is opened first, without blocking, so the write
+		// finds a reader at once and the bytes wait in the pipe (a reader
+		// blocked in open can be interrupted by the runtime's signals and
+		// miss the writer).
+		rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := WriteNamed(root, name, []byte("report\n")); err != nil {
+			rd.Close()
 			t.Fatalf("%s: %v", name, err)
 		}
-		// Checked before waiting for the reader: had the write replaced the
-		// FIFO, the reader would wait for a writer for ever.
 		if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
 			t.Fatalf("%s: the FIFO was replaced (%v)", name, err)
 		}
 		if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
 			t.Fatalf("%s: the link was replaced (%v)", name, err)
 		}
-		if b := <-got; string(b) != "report\n" {
-			t.Errorf("%s: the reader got %q", name, b)
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(rd)
+		rd.Close()
+		if b.String() != "report\n" {
+			t.Errorf("%s: the reader got %q", name, b.String())
 		}
 	}
 	if err := WriteNamed(root, out, []byte("x")); err == nil {
