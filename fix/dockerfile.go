@@ -84,6 +84,7 @@ func Dockerfile(path string, src []byte, fs []finding.Finding) Plan {
 			return declineAll(fs, fmt.Sprintf("stage %q builds FROM %q, a stage of the source build, and is not part of it itself; remove or rebase it by hand", st.Name, st.Base.Text))
 		}
 	}
+	p.sw = p.switches()
 	var removedArgs []string
 	for _, st := range doc.Stages {
 		if p.removed[strings.ToLower(st.Name)] {
@@ -128,6 +129,7 @@ type dockerPlan struct {
 	fixed   []bool
 	reason  []string
 	removed map[string]bool // stage names, lower case
+	sw      map[string]bool // ENV switches of the source build that go
 }
 
 // flagged reports whether a finding of the rule lies on the lines of pos.
@@ -165,6 +167,13 @@ func (p *dockerPlan) answer(pos finding.Pos, reason string) {
 // instruction plans one instruction of a kept stage (or of the preamble)
 // and returns the ARG names it removes.
 func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string {
+	// A RUN gated on a removed switch goes whether or not a finding names
+	// it (ATOM's ionic-provider step mentions no Mooncake name).
+	if dormant(ins, p.sw) {
+		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
+		p.answer(ins.Pos, "")
+		return nil
+	}
 	if !p.any(ins.Pos) {
 		return nil
 	}

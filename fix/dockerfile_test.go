@@ -146,3 +146,32 @@ func TestDockerfileReview(t *testing.T) {
 		})
 	}
 }
+
+// RUNs gated on a switch of the source build go with it (sglang's
+// rocm.Dockerfile: ENV BUILD_MOONCAKE="1"; ROCm/ATOM's: ARG
+// INSTALL_MOONCAKE=1, an else that only prints, a gated step that names
+// no Mooncake word).
+func TestDockerfileSwitches(t *testing.T) {
+	src := "FROM a AS gfx942\nENV BUILD_MC=\"1\"\nENV OTHER=\"1\"\n\nFROM gfx942\nARG INSTALL_MC=1\n" +
+		"RUN if [ \"$BUILD_MC\" = \"1\" ]; then \\\n    git clone mc && make; \\\n  fi\n" +
+		"RUN if [ \"${INSTALL_MC}\" = \"1\" ]; then \\\n    git clone mc; \\\n  else \\\n    echo skipped; \\\n  fi\n" +
+		"RUN if [[ -n \"${INSTALL_MC}\" ]]; then curl -o /x https://ionic; fi\n" +
+		"RUN echo done\n"
+	fs := []finding.Finding{at(ruleArg, 2, 5), at(ruleArg, 6, 5), at(ruleStep, 8, 5), at(ruleStep, 11, 5)}
+	got, p := fixDockerfile(t, src, fs)
+	want := "FROM a AS gfx942\nENV OTHER=\"1\"\n\nFROM gfx942\nRUN echo done\n"
+	if got != want || len(p.Declined) != 0 {
+		t.Errorf("got\n%s\nwant\n%s\ndeclined %+v", got, want, p.Declined)
+	}
+	// An else that does work, or a condition true without the switch,
+	// keeps the RUN, and then the switch cannot go either.
+	for _, run := range []string{
+		"RUN if [ \"$BUILD_MC\" = \"1\" ]; then make mc; else make other; fi\n",
+		"RUN if [ \"$BUILD_MC\" != \"1\" ]; then make other; fi\n",
+	} {
+		src := "FROM a\nENV BUILD_MC=\"1\"\n" + run
+		if got, _ := fixDockerfile(t, src, []finding.Finding{at(ruleArg, 2, 5)}); got != src {
+			t.Errorf("changed:\n%s", got)
+		}
+	}
+}

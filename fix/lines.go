@@ -71,7 +71,7 @@ func (c *lineCut) remove(from, to int) {
 //   - a paragraph (lines between blank lines) whose every line that is not
 //     a comment is cut loses its comments too: they described what went;
 //   - so does a block of comments right above lines that are all cut (up
-//     to the next blank line or comment): it heads them;
+//     to the next blank line): it heads them;
 //   - where a cut leaves two blank lines meeting (or a blank line at the
 //     start or end of the file), one goes, so blank lines do not pile up.
 //
@@ -108,7 +108,8 @@ func (c *lineCut) tidy() {
 		start = end + 1
 	}
 	// A block of comments right above lines that are all cut, up to the
-	// next blank line or comment, heads them: it goes with them.
+	// next blank line (comments between them aside), heads them: it goes
+	// with them. One that also heads a line that stays stays.
 	for start := 1; start <= n; {
 		if !c.isComment(start) || c.cut[start] {
 			start++
@@ -119,7 +120,10 @@ func (c *lineCut) tidy() {
 			end++
 		}
 		body, allCut := 0, true
-		for l := end + 1; l <= n && !c.blank(l) && !c.isComment(l); l++ {
+		for l := end + 1; l <= n && !c.blank(l); l++ {
+			if c.isComment(l) && !c.cut[l] {
+				continue
+			}
 			body++
 			allCut = allCut && c.cut[l]
 		}

@@ -255,3 +255,37 @@ func TestSARIFCarriesRemovals(t *testing.T) {
 		}
 	}
 }
+
+// The real ROCm Dockerfiles that still build Mooncake from source
+// (../shared/corpus: sglang's docker/rocm.Dockerfile, switched on by nine
+// `ENV BUILD_MOONCAKE="1"`; ROCm/ATOM's, by `ARG INSTALL_MOONCAKE=1` and
+// four gated RUNs): fix removes the switches, the ARGs and the gated RUNs,
+// and lint is clean after it.
+func TestFixRealSourceBuilds(t *testing.T) {
+	for _, repo := range []string{"sglang", "ROCm-ATOM"} {
+		t.Run(repo, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(corpusDir(t, repo))); err != nil {
+				t.Fatal(err)
+			}
+			if err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err == nil {
+					mode := os.FileMode(0o644)
+					if d.IsDir() {
+						mode = 0o755
+					}
+					err = os.Chmod(p, mode)
+				}
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if r := runBin(t, dir, "fix", "--root", "."); r.code != 0 {
+				t.Fatalf("fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if rep, r := lintJSON(t, dir); r.code != 0 || len(rep.Findings) != 0 {
+				t.Errorf("after fix: exit %d, %+v", r.code, rep.Findings)
+			}
+		})
+	}
+}
