@@ -477,7 +477,7 @@ func checkDockerfile(path string, src []byte, removed map[string]bool, args []st
 			// A stage's bare ARG takes the global default the fix removed:
 			// the value would silently become empty.
 			if a.Default == nil && removedArg[a.Name] && !globalDeclared(doc, a.Name) {
-				return fmt.Errorf("leave ARG %s in a stage without the global default it took (line %d)", a.Name, ins.Pos.Line)
+				return fmt.Errorf("leave a bare ARG %s (line %d) whose value came from a removed declaration (a global default or a build argument)", a.Name, ins.Pos.Line)
 			}
 		}
 		for _, e := range ins.Env {
@@ -502,7 +502,11 @@ func checkDockerfile(path string, src []byte, removed map[string]bool, args []st
 	}
 	sort.Strings(args)
 	for _, ins := range all {
-		for _, m := range varRef.FindAllStringSubmatch(ins.Original, -1) {
+		text := ins.Original
+		for _, h := range ins.Heredocs {
+			text += "\n" + h.Body
+		}
+		for _, m := range varRef.FindAllStringSubmatch(text, -1) {
 			if i := sort.SearchStrings(args, m[1]); i < len(args) && args[i] == m[1] && !declared[m[1]] {
 				return fmt.Errorf("expand the removed ARG %s (line %d)", m[1], ins.Pos.Line)
 			}

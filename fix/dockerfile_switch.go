@@ -7,42 +7,46 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// switches are the switches of the source build the plan removes: an
-// `ENV BUILD_MOONCAKE="1"` (the finding on the key), or an ARG name every
-// declaration of which a finding names (`ARG INSTALL_MOONCAKE=1`). An ENV
-// name some ARG also declares is left out: a build argument could still
-// turn it on.
+// switches are the switches of the source build the plan removes: names
+// every definition of which goes, an `ENV BUILD_MOONCAKE="1"` (one key,
+// the finding on it) or an ARG declaration a finding names (`ARG
+// INSTALL_MOONCAKE=1`). A name some other ENV (of several keys, with
+// another value, suppressed) or ARG still defines is no switch: it may
+// still be on.
 func (p *dockerPlan) switches() map[string]bool {
-	flagged, kept := map[string]bool{}, map[string]bool{}
-	note := func(a loader.ArgDef) {
-		if p.onDef(a) {
-			flagged[a.Name] = true
+	going, kept := map[string]bool{}, map[string]bool{}
+	note := func(name string, goes bool) {
+		if goes {
+			going[name] = true
 		} else {
-			kept[a.Name] = true
+			kept[name] = true
 		}
 	}
 	for _, a := range p.doc.GlobalArgs {
-		note(a)
+		note(a.Name, p.onDef(a))
 	}
-	env := map[string]bool{}
+	all := append([]loader.Instruction(nil), p.doc.Preamble...)
 	for _, st := range p.doc.Stages {
-		for _, ins := range st.Instructions {
-			for _, a := range ins.ArgDefs {
-				note(a)
-			}
-			if ins.Cmd == "env" && len(ins.Env) == 1 && p.onKey(ins.Env[0]) {
-				env[ins.Env[0].Key] = true
+		all = append(all, st.Instructions...)
+	}
+	for _, ins := range all {
+		// RUN conditions are read as bash: under another SHELL, no switch
+		// makes a RUN dormant.
+		if ins.Cmd == "shell" && (len(ins.Args) == 0 || !posixShell(ins.Args[0].Text)) {
+			return nil
+		}
+		for _, a := range ins.ArgDefs {
+			note(a.Name, p.onDef(a))
+		}
+		if ins.Cmd == "env" {
+			for _, e := range ins.Env {
+				note(e.Key, len(ins.Env) == 1 && p.onKey(e))
 			}
 		}
 	}
 	out := map[string]bool{}
-	for k := range env {
-		if !flagged[k] && !kept[k] {
-			out[k] = true
-		}
-	}
-	for k := range flagged {
-		if !kept[k] && !env[k] {
+	for k := range going {
+		if !kept[k] {
 			out[k] = true
 		}
 	}
@@ -58,6 +62,14 @@ func (p *dockerPlan) switches() map[string]bool {
 func dormant(ins loader.Instruction, switches map[string]bool) bool {
 	if ins.Cmd != "run" || len(switches) == 0 || ins.Shell == nil || len(ins.Args) != 1 || len(ins.Heredocs) > 0 {
 		return false
+	}
+	// A mount can set the switch inside the RUN (--mount=type=secret,env=X).
+	for _, f := range ins.Flags {
+		for k := range switches {
+			if strings.Contains(f.Value, "env="+k) {
+				return false
+			}
+		}
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(ins.Args[0].Text), "")
 	if err != nil || len(f.Stmts) != 1 {
@@ -87,8 +99,31 @@ func printsOnly(list []*syntax.Stmt) bool {
 		default:
 			return false
 		}
+		for _, w := range c.Args {
+			if !quietWord(w) {
+				return false // "$(pip install …)" runs a command
+			}
+		}
 	}
 	return true
+}
+
+// quietWord reports whether expanding a word runs nothing and sets
+// nothing: literals, quotes, plain $X / ${X}.
+func quietWord(w *syntax.Word) bool {
+	ok := true
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ExtGlob:
+			ok = false
+		case *syntax.ParamExp:
+			if x.Exp != nil || x.Repl != nil || x.Slice != nil || x.Index != nil {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
 }
 
 // falseWhenUnset reports whether a condition is a test that is false when
@@ -98,6 +133,14 @@ func falseWhenUnset(cond *syntax.Stmt, switches map[string]bool) bool {
 	if cond.Negated || len(cond.Redirs) > 0 {
 		return false
 	}
+	quoted := func(w *syntax.Word) bool {
+		if len(w.Parts) != 1 {
+			return false
+		}
+		_, ok := w.Parts[0].(*syntax.DblQuoted)
+		return ok
+	}
+	noGlob := func(w *syntax.Word) bool { return !strings.ContainsAny(w.Lit(), "*?[]") }
 	isSwitch := func(w *syntax.Word) bool {
 		var parts []syntax.WordPart
 		if len(w.Parts) == 1 {
@@ -125,7 +168,8 @@ func falseWhenUnset(cond *syntax.Stmt, switches map[string]bool) bool {
 		case *syntax.BinaryTest:
 			l, lok := x.X.(*syntax.Word)
 			r, rok := x.Y.(*syntax.Word)
-			return lok && rok && (x.Op == syntax.TsMatchShort || x.Op == syntax.TsMatch) && isSwitch(l) && nonEmpty(r)
+			// [[ $X == 1 ]]: the right side is a pattern, so no glob.
+			return lok && rok && (x.Op == syntax.TsMatchShort || x.Op == syntax.TsMatch) && isSwitch(l) && nonEmpty(r) && noGlob(r)
 		case *syntax.UnaryTest:
 			w, ok := x.X.(*syntax.Word)
 			return ok && x.Op == syntax.TsNempStr && isSwitch(w)
@@ -150,8 +194,18 @@ func falseWhenUnset(cond *syntax.Stmt, switches map[string]bool) bool {
 		case len(a) == 3 && (a[1].Lit() == "=" || a[1].Lit() == "=="):
 			return isSwitch(a[0]) && nonEmpty(a[2])
 		case len(a) == 2 && a[0].Lit() == "-n":
-			return isSwitch(a[1])
+			// [ -n $X ] unquoted is [ -n ] when X is empty: true.
+			return isSwitch(a[1]) && quoted(a[1])
 		}
 	}
 	return false
+}
+
+// posixShell reports whether a SHELL's program is sh, bash or dash.
+func posixShell(prog string) bool {
+	prog = strings.Trim(prog, `"[] `)
+	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
+		prog = prog[i+1:]
+	}
+	return prog == "sh" || prog == "bash" || prog == "dash"
 }

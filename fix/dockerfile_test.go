@@ -168,10 +168,38 @@ func TestDockerfileSwitches(t *testing.T) {
 	for _, run := range []string{
 		"RUN if [ \"$BUILD_MC\" = \"1\" ]; then make mc; else make other; fi\n",
 		"RUN if [ \"$BUILD_MC\" != \"1\" ]; then make other; fi\n",
+		// Second review: true when unset, an else that runs a command, a
+		// mount that sets the switch.
+		"RUN if [ -n $BUILD_MC ]; then touch /always; fi\n",
+		"RUN if [[ $BUILD_MC == * ]]; then touch /always; fi\n",
+		"RUN if [ \"$BUILD_MC\" = 1 ]; then make mc; else echo \"$(pip install x)\"; fi\n",
+		"RUN --mount=type=secret,id=f,env=BUILD_MC if [ -n \"$BUILD_MC\" ]; then touch /f; fi\n",
 	} {
 		src := "FROM a\nENV BUILD_MC=\"1\"\n" + run
 		if got, _ := fixDockerfile(t, src, []finding.Finding{at(ruleArg, 2, 5)}); got != src {
 			t.Errorf("changed:\n%s", got)
 		}
+	}
+}
+
+// A switch some other definition keeps on (another stage's ENV with
+// another value or of several keys, one suppressed, that is one without
+// a finding) makes no RUN dormant; a heredoc still reading a removed ARG
+// refuses the file (second review of issue 17).
+func TestDockerfileSwitchesKept(t *testing.T) {
+	for _, other := range []string{"ENV BUILD_MC=\"enabled\"", "ENV FOO=bar BUILD_MC=1", "ENV BUILD_MC=\"1\""} {
+		src := "FROM a AS one\nENV BUILD_MC=\"1\"\nRUN if [ \"$BUILD_MC\" = \"1\" ]; then git clone mc; fi\n\nFROM a AS two\n" + other + "\nRUN if [ -n \"$BUILD_MC\" ]; then touch /feature; fi\n"
+		got, _ := fixDockerfile(t, src, []finding.Finding{at(ruleArg, 2, 5), at(ruleStep, 3, 5)})
+		if !strings.Contains(got, "touch /feature") {
+			t.Errorf("%s: the RUN the kept switch drives was removed:\n%s", other, got)
+		}
+	}
+	src := "# syntax=docker/dockerfile:1\nFROM a\nARG INSTALL_MC=1\nRUN <<EOT\nif [ \"$INSTALL_MC\" = \"1\" ]; then apt-get install -y x; fi\nEOT\n"
+	if got, _ := fixDockerfile(t, src, []finding.Finding{at(ruleArg, 3, 5)}); got != src {
+		t.Errorf("changed:\n%s", got)
+	}
+	src = "FROM a\nSHELL [\"pwsh\", \"-c\"]\nENV BUILD_MC=\"1\"\nRUN if [ \"$BUILD_MC\" = \"1\" ]; then make; fi\n"
+	if got, _ := fixDockerfile(t, src, []finding.Finding{at(ruleArg, 3, 5)}); got != src {
+		t.Errorf("under pwsh, changed:\n%s", got)
 	}
 }

@@ -37,7 +37,7 @@ func FuzzRemovals(f *testing.F) {
 			case 0:
 				k, p = loader.KindDockerfile, Dockerfile("Dockerfile", []byte(src), fs)
 			case 1:
-				k, p = loader.KindHCL, HCL("x.hcl", []byte(src), fs)
+				k, p = loader.KindHCL, HCL("x.hcl", []byte(src), fs, nil)
 			default:
 				k, p = loader.KindShell, Shell("x.sh", []byte(src), fs)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/buildgate/buildgate/finding"
@@ -20,7 +21,12 @@ import (
 // or object item holding it, with its comma (its lines when it has them
 // to itself). The result is parsed again and must not use a removed
 // variable or function or name a removed target, or nothing changes.
-func HCL(path string, src []byte, fs []finding.Finding) Plan {
+//
+// others are the repository's other bake files (path to text): bake loads
+// several together (vLLM runs `-f docker-bake-rocm.hcl -f ci-rocm.hcl`),
+// so a variable, function or target one of them still uses without
+// declaring it must stay.
+func HCL(path string, src []byte, fs []finding.Finding, others map[string][]byte) Plan {
 	if doc, ok := loader.Parse(loader.KindHCL, path, src).(*loader.HCLDocument); !ok || len(doc.Errors) > 0 {
 		return declineAll(fs, "the file does not parse as HCL; fix it by hand")
 	}
@@ -68,7 +74,24 @@ func HCL(path string, src []byte, fs []finding.Finding) Plan {
 	if err != nil {
 		return declineAll(fs, fmt.Sprintf("the fixed file would %v; fix it by hand", err))
 	}
+	for _, other := range sortedKeys(others) {
+		if other == path {
+			continue
+		}
+		if err := checkHCL(other, others[other], p.gone); err != nil {
+			return declineAll(fs, fmt.Sprintf("%s, loaded with it by bake, would still %v; fix them together by hand", other, err))
+		}
+	}
 	return plan
+}
+
+func sortedKeys(m map[string][]byte) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 type hclPlan struct {
@@ -124,6 +147,45 @@ func (p *hclPlan) block(b *hclsyntax.Block) {
 	}
 }
 
+// collections are the lists and objects whose elements a fix may remove:
+// an attribute's value itself, or the lists compact(), concat(),
+// distinct() and flatten() take, and the object items' values in turn.
+// A list deeper in an expression (join(":", [a, B])) is an argument whose
+// removal changes another value.
+func collections(expr hclsyntax.Expression) []hclsyntax.Expression {
+	switch e := expr.(type) {
+	case *hclsyntax.TupleConsExpr:
+		out := []hclsyntax.Expression{e}
+		for _, x := range e.Exprs {
+			if _, nested := x.(*hclsyntax.TupleConsExpr); nested {
+				out = append(out, collections(x)...)
+			}
+		}
+		return out
+	case *hclsyntax.ObjectConsExpr:
+		out := []hclsyntax.Expression{e}
+		for _, it := range e.Items {
+			switch it.ValueExpr.(type) {
+			case *hclsyntax.TupleConsExpr, *hclsyntax.ObjectConsExpr:
+				out = append(out, collections(it.ValueExpr)...)
+			}
+		}
+		return out
+	case *hclsyntax.FunctionCallExpr:
+		switch e.Name {
+		case "compact", "concat", "distinct", "flatten":
+			var out []hclsyntax.Expression
+			for _, a := range e.Args {
+				out = append(out, collections(a)...)
+			}
+			return out
+		}
+	case *hclsyntax.ParenthesesExpr:
+		return collections(e.Expression)
+	}
+	return nil
+}
+
 // element removes the innermost list element or object item holding
 // finding i, or declines it.
 func (p *hclPlan) element(expr hclsyntax.Expression, i int) {
@@ -131,7 +193,7 @@ func (p *hclPlan) element(expr hclsyntax.Expression, i int) {
 	var best hcl.Range
 	var next, prev *hcl.Range
 	found := false
-	_ = hclsyntax.VisitAll(expr, func(n hclsyntax.Node) hcl.Diagnostics {
+	for _, n := range collections(expr) {
 		var items []hcl.Range
 		switch e := n.(type) {
 		case *hclsyntax.TupleConsExpr:
@@ -156,10 +218,9 @@ func (p *hclPlan) element(expr hclsyntax.Expression, i int) {
 				}
 			}
 		}
-		return nil
-	})
+	}
 	if !found {
-		p.decline([]int{i}, "not in a list element or object item; change it by hand")
+		p.decline([]int{i}, "not in an element of a list or object an attribute holds (directly, or through compact/concat); change it by hand")
 		return
 	}
 	p.fixed[i] = true

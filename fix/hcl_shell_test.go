@@ -57,7 +57,7 @@ func runPlans(t *testing.T, plan func([]byte, []finding.Finding) Plan, cases []p
 }
 
 func TestHCLRemovals(t *testing.T) {
-	runPlans(t, func(src []byte, fs []finding.Finding) Plan { return HCL("docker-bake.hcl", src, fs) }, []planCase{
+	runPlans(t, func(src []byte, fs []finding.Finding) Plan { return HCL("docker-bake.hcl", src, fs, nil) }, []planCase{
 		{
 			name: "blocks, a list element on its own line, an object item, an element inline",
 			src: `variable "A" {
@@ -127,6 +127,13 @@ group "all" {
 			src:      "target \"mc-ci\" {\n  target = \"export_mc\"\n}\n\ntarget \"base\" {\n  contexts = {\n    mc = \"target:mc-ci\"\n  }\n  tags = target.mc-ci.tags\n}\n",
 			needles:  [][2]string{{ruleStage, `"mc-ci" {`}},
 			want:     "target \"mc-ci\" {\n  target = \"export_mc\"\n}\n\ntarget \"base\" {\n  contexts = {\n    mc = \"target:mc-ci\"\n  }\n  tags = target.mc-ci.tags\n}\n",
+			declined: 1,
+		},
+		{
+			name:     "a list inside an expression is an argument, not a list to cut",
+			src:      "target \"t\" {\n  tags = [join(\":\", [\"rocm/ci\", MC_BRANCH])]\n}\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH]"}},
+			want:     "target \"t\" {\n  tags = [join(\":\", [\"rocm/ci\", MC_BRANCH])]\n}\n",
 			declined: 1,
 		},
 		{
@@ -254,6 +261,26 @@ func TestShellReview(t *testing.T) {
 			want:    "set -e\n\n# buildgate:ignore BG102 -- the nightly bisect job\n\necho \"${MC_BRANCH}\"\n",
 		},
 		{
+			name:    "the #! line stays when the paragraph under it goes",
+			src:     "#!/bin/bash\nMC_BRANCH=\"v0.3.13\"\n\necho done\n",
+			needles: [][2]string{{ruleArg, "MC_BRANCH="}},
+			want:    "#!/bin/bash\n\necho done\n",
+		},
+		{
+			name:     "a write, a substitution that runs a program, a function with a side effect: they stay",
+			src:      "set -e\nf() {\n    EXTRA+=(\"$1\")\n    WITH_DEPS=1\n}\necho \"built ${MC_BRANCH}\" > info.txt\nLOG=\"$(docker buildx bake all --set x=${MC_BRANCH})\"\necho \"n=$(./tag.sh) mc=${MC_BRANCH}\"\nf \"mooncake-rocm-ci\"\necho \"$LOG $WITH_DEPS\"\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH}\" >"}, {ruleArg, "MC_BRANCH})"}, {ruleArg, "MC_BRANCH}\"\nf"}, {ruleStage, "mooncake-rocm-ci"}},
+			want:     "set -e\nf() {\n    EXTRA+=(\"$1\")\n    WITH_DEPS=1\n}\necho \"built ${MC_BRANCH}\" > info.txt\nLOG=\"$(docker buildx bake all --set x=${MC_BRANCH})\"\necho \"n=$(./tag.sh) mc=${MC_BRANCH}\"\nf \"mooncake-rocm-ci\"\necho \"$LOG $WITH_DEPS\"\n",
+			declined: 4,
+		},
+		{
+			name:     "the last echo of a function stays when what would be left last can fail",
+			src:      "ready() {\n    [[ -f /opt/x ]]\n    echo \"mc ${MC_BRANCH:-none}\"\n}\nready || make\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH:-"}},
+			want:     "ready() {\n    [[ -f /opt/x ]]\n    echo \"mc ${MC_BRANCH:-none}\"\n}\nready || make\n",
+			declined: 1,
+		},
+		{
 			name:     "a branch another falls through into (;&) stays",
 			src:      "case \"$1\" in\n    nixl-rocm-ci)\n        echo nixl\n        ;&\n    mooncake-rocm-ci)\n        echo mc\n        ;;\n    *)\n        exit 1\n        ;;\nesac\n",
 			needles:  [][2]string{{ruleStage, "mooncake-rocm-ci)"}},
@@ -301,4 +328,18 @@ func TestShellReview(t *testing.T) {
 			declined: 1,
 		},
 	})
+}
+
+// A variable another bake file still uses without declaring it stays
+// (bake loads them together; second review of issue 17).
+func TestHCLOtherFiles(t *testing.T) {
+	src := "variable \"MC_BRANCH\" {\n  default = \"v1\"\n}\n"
+	fs := []finding.Finding{on(t, ruleArg, src, `"MC_BRANCH"`)}
+	other := map[string][]byte{"docker/docker-bake-rocm.hcl": []byte("target \"t\" {\n  target = MC_BRANCH != \"\" ? \"a\" : \"b\"\n}\n")}
+	if p := HCL("docker/ci-rocm.hcl", []byte(src), fs, other); len(p.Edits) != 0 || len(p.Declined) != 1 || !strings.Contains(p.Declined[0].Reason, "docker/docker-bake-rocm.hcl") {
+		t.Errorf("%+v", p)
+	}
+	if p := HCL("docker/ci-rocm.hcl", []byte(src), fs, map[string][]byte{"x.hcl": []byte("target \"t\" {}\n")}); len(p.Edits) == 0 {
+		t.Errorf("a file that does not use it blocked the fix: %+v", p.Declined)
+	}
 }

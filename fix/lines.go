@@ -32,6 +32,10 @@ func newLineCut(src []byte, comment func([]byte) bool) *lineCut {
 	}
 	c.cut = make([]bool, len(c.starts)+2)
 	c.keep = make([]bool, len(c.starts)+2)
+	// A #! line says which program runs the file: it always stays.
+	if c.lines() > 0 && bytes.HasPrefix(c.text(1), []byte("#!")) {
+		c.keep[1] = true
+	}
 	// A suppression comment is the user's word about some line: tidying
 	// never takes it (a removal that covers it is refused by the caller
 	// when it holds a suppressed finding).

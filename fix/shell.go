@@ -41,17 +41,20 @@ func Shell(path string, src []byte, fs []finding.Finding) Plan {
 	}
 	// The variables removed commands set make their declarations
 	// removable too, which can remove more: repeat until nothing changes.
-	funcs := map[string]bool{}
+	funcs, bodies := map[string]bool{}, map[string][]*syntax.Stmt{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if fd, ok := n.(*syntax.FuncDecl); ok {
 			funcs[fd.Name.Value] = true
+			if b, ok := fd.Body.Cmd.(*syntax.Block); ok {
+				bodies[fd.Name.Value] = b.Stmts
+			}
 		}
 		return true
 	})
 	var p *shPlan
 	vars := map[string]bool{}
 	for range 4 {
-		p = &shPlan{src: src, offs: offs, funcs: funcs, vars: vars, set: map[string]bool{}, names: map[string]map[string]bool{}, fixed: make([]bool, len(fs)),
+		p = &shPlan{src: src, offs: offs, funcs: funcs, funcBody: bodies, vars: vars, set: map[string]bool{}, names: map[string]map[string]bool{}, fixed: make([]bool, len(fs)),
 			cut: newLineCut(src, func(l []byte) bool { return l[0] == '#' })}
 		p.stmts(f.Stmts)
 		if len(p.set) == len(vars) {
@@ -89,16 +92,20 @@ func Shell(path string, src []byte, fs []finding.Finding) Plan {
 }
 
 type shPlan struct {
-	src    []byte
-	offs   []int
-	fn     string                     // the function being planned, "" at the top
-	funcs  map[string]bool            // the functions the script defines
-	vars   map[string]bool            // function NUL name: set by removed commands (the previous round)
-	set    map[string]bool            // the same, this round
-	names  map[string]map[string]bool // by function ("" at the top): the names removed commands set
-	fixed  []bool
-	cut    *lineCut
-	inline []Edit
+	src   []byte
+	offs  []int
+	fn    string          // the function being planned, "" at the top
+	funcs map[string]bool // the functions the script defines
+	// funcBody are their bodies\' statements.
+	funcBody map[string][]*syntax.Stmt
+	// guarded is the statement that may not go (the list\'s status).
+	guarded *syntax.Stmt
+	vars    map[string]bool            // function NUL name: set by removed commands (the previous round)
+	set     map[string]bool            // the same, this round
+	names   map[string]map[string]bool // by function ("" at the top): the names removed commands set
+	fixed   []bool
+	cut     *lineCut
+	inline  []Edit
 }
 
 func lineOf(src []byte, off int) int { return bytes.Count(src[:off], []byte("\n")) + 1 }
@@ -117,9 +124,18 @@ func (p *shPlan) in(n syntax.Node) []int {
 // stmts plans a list of statements and reports whether all of them go.
 func (p *shPlan) stmts(list []*syntax.Stmt) bool {
 	all := len(list) > 0
-	for _, st := range list {
-		if !p.stmt(st) {
-			all = false
+	var kept *syntax.Stmt // the last statement that stays
+	for k, st := range list {
+		// The last statement gives the list's exit status (a function's,
+		// the script's): it may go only when the one left last always
+		// succeeds as it did.
+		if k == len(list)-1 && kept != nil && !p.alwaysZero(kept, 0) {
+			p.guarded = st
+		}
+		gone := p.stmt(st)
+		p.guarded = nil
+		if !gone {
+			all, kept = false, st
 		}
 	}
 	return all
@@ -179,7 +195,7 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 
 // remove cuts a statement's lines, when it has them to itself.
 func (p *shPlan) remove(st *syntax.Stmt) bool {
-	if !p.own(st.Pos(), st.End()) {
+	if st == p.guarded || !p.own(st.Pos(), st.End()) {
 		return false
 	}
 	p.cut.remove(int(st.Pos().Line()), int(st.End().Line()))
@@ -228,11 +244,13 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 			return false // the assignments are the command's environment
 		}
 		// Only a command that records or prints (echo, printf, a function
-		// of the script such as metadata_pair): another program (docker,
-		// git, bash -c, cd) does work beyond the words a finding names.
+		// of the script such as metadata_pair that only does so): another
+		// program (docker, git, bash -c, cd) does work beyond the words a
+		// finding names.
 		if len(c.Args) > 0 {
 			name := c.Args[0].Lit()
-			if name != "echo" && name != "printf" && !p.funcs[name] {
+			records := name == "echo" || name == "printf" || p.funcs[name] && p.recordsOnly(name, 0)
+			if !records {
 				return false
 			}
 		}
@@ -242,6 +260,11 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 		}
 	case *syntax.DeclClause:
 		assigns = c.Args
+	}
+	// Nothing it writes (> file) or runs in a substitution may be lost:
+	// only pure commands may run inside $(…).
+	if len(st.Redirs) > 0 || !p.pureSubst(st, 0) {
+		return false
 	}
 	_, decl := st.Cmd.(*syntax.DeclClause)
 	named, other := 0, 0
@@ -447,82 +470,6 @@ func testsOnly(cond []*syntax.Stmt) bool {
 		}
 	}
 	return true
-}
-
-// checkShell parses a fixed script and looks for a variable read that
-// only a removed command set: in an expansion or, bare, in arithmetic; in
-// the function the command was in (where no assignment is left there), or
-// anywhere (where none is left in the file). A
-// valueless export/local/declare does not set it.
-func checkShell(path string, src []byte, removed map[string]map[string]bool) error {
-	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), path)
-	if err != nil {
-		return fmt.Errorf("not parse (%w)", err)
-	}
-	// Assignments and reads by function ("" for the top and everything
-	// outside functions).
-	sets := map[string]map[string]bool{}
-	type read struct {
-		name string
-		line uint
-	}
-	reads := map[string][]read{}
-	var walk func(n syntax.Node, fn string)
-	walk = func(n syntax.Node, fn string) {
-		syntax.Walk(n, func(m syntax.Node) bool {
-			switch x := m.(type) {
-			case *syntax.FuncDecl:
-				if m != n {
-					walk(x, x.Name.Value)
-					return false
-				}
-			case *syntax.Assign:
-				if x.Name != nil && !x.Naked {
-					if sets[fn] == nil {
-						sets[fn] = map[string]bool{}
-					}
-					sets[fn][x.Name.Value] = true
-				}
-			case *syntax.ParamExp:
-				if x.Param != nil {
-					reads[fn] = append(reads[fn], read{x.Param.Value, x.Pos().Line()})
-				}
-			case *syntax.ArithmExp, *syntax.ArithmCmd:
-				syntax.Walk(x, func(a syntax.Node) bool {
-					if w, ok := a.(*syntax.Word); ok {
-						if lit := w.Lit(); lit != "" {
-							reads[fn] = append(reads[fn], read{lit, w.Pos().Line()})
-						}
-					}
-					return true
-				})
-			}
-			return true
-		})
-	}
-	walk(f, "")
-	setAnywhere := map[string]bool{}
-	for _, names := range sets {
-		for n := range names {
-			setAnywhere[n] = true
-		}
-	}
-	removedAnywhere := map[string]bool{}
-	for _, names := range removed {
-		for n := range names {
-			removedAnywhere[n] = true
-		}
-	}
-	for fn, rs := range reads {
-		for _, r := range rs {
-			inFn := fn != "" && removed[fn][r.name] && !sets[fn][r.name]
-			global := removedAnywhere[r.name] && !setAnywhere[r.name]
-			if inFn || global {
-				return fmt.Errorf("read %s, which only a removed command set (line %d)", r.name, r.line)
-			}
-		}
-	}
-	return nil
 }
 
 // tidyDeletion keeps one space between the words a deletion leaves

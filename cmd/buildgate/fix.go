@@ -159,6 +159,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		return usageErr("%v", err)
 	}
 	defer func() { _ = r.Close() }()
+	bakes := bakeFiles(r, out.Paths)
 	for _, p := range paths {
 		// A link or special file is neither planned nor written (fix
 		// writes through no link), and says so; the other files go on.
@@ -171,7 +172,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", p, safefile.Describe(err))
 			continue
 		}
-		edits, bad := fileEdits(p, old, byPath[p], why)
+		edits, bad := fileEdits(p, old, byPath[p], bakes, why)
 		if bad == "" {
 			bad = coversSuppressed(old, edits, suppressed[p])
 		}
@@ -262,7 +263,7 @@ func plural(n int, word string) string {
 // removal a source-build finding calls for where the file's kind has a
 // planner (Dockerfiles today). Why a finding is left is recorded in why.
 // A fix that does not fit the file makes the whole file's fix fail.
-func fileEdits(path string, src []byte, fds []finding.Finding, why map[string][]string) ([]fix.Edit, string) {
+func fileEdits(path string, src []byte, fds []finding.Finding, bakes map[string][]byte, why map[string][]string) ([]fix.Edit, string) {
 	var edits []fix.Edit
 	var removals []finding.Finding
 	for _, fd := range fds {
@@ -279,7 +280,7 @@ func fileEdits(path string, src []byte, fds []finding.Finding, why map[string][]
 	if len(removals) == 0 {
 		return edits, ""
 	}
-	plan, ok := planRemoval(path, src, removals)
+	plan, ok := planRemoval(path, src, removals, bakes)
 	if !ok {
 		for _, fd := range removals {
 			why[whyKey(fd)] = append(why[whyKey(fd)], "no removal for this kind of file")

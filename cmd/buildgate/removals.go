@@ -10,14 +10,15 @@ import (
 )
 
 // planRemoval plans the removal of the source build from one file, for its
-// kind ("" when its kind has no planner).
-func planRemoval(path string, src []byte, fds []finding.Finding) (fix.Plan, bool) {
+// kind (false when its kind has no planner). bakes are the repository's
+// bake files, which bake loads together.
+func planRemoval(path string, src []byte, fds []finding.Finding, bakes map[string][]byte) (fix.Plan, bool) {
 	kind, _ := loader.DetectName(path)
 	switch kind {
 	case loader.KindDockerfile:
 		return fix.Dockerfile(path, src, fds), true
 	case loader.KindHCL:
-		return fix.HCL(path, src, fds), true
+		return fix.HCL(path, src, fds, bakes), true
 	case loader.KindShell:
 		return fix.Shell(path, src, fds), true
 	}
@@ -30,7 +31,7 @@ func planRemoval(path string, src []byte, fds []finding.Finding) (fix.Plan, bool
 // words) buildgate fix removes around the finding, with the comments that
 // head it and a blank line it would leave. Findings that one removal
 // answers (a stage and the steps in it) carry the same edit.
-func withRemovalFixes(root string, fds []finding.Finding) []finding.Finding {
+func withRemovalFixes(root string, paths []string, fds []finding.Finding) []finding.Finding {
 	byPath := map[string][]int{}
 	for i, fd := range fds {
 		if fd.Fix == nil && fd.Path != "" && fix.SourceBuildRule(fd.Name) {
@@ -46,6 +47,7 @@ func withRemovalFixes(root string, fds []finding.Finding) []finding.Finding {
 	}
 	defer func() { _ = r.Close() }()
 	out := append([]finding.Finding(nil), fds...)
+	bakes := bakeFiles(r, paths)
 	for path, idx := range byPath {
 		src, err := safefile.In(r, path, loader.DefaultMaxFileSize)
 		if err != nil {
@@ -55,7 +57,7 @@ func withRemovalFixes(root string, fds []finding.Finding) []finding.Finding {
 		for k, i := range idx {
 			group[k] = fds[i]
 		}
-		plan, ok := planRemoval(path, src, group)
+		plan, ok := planRemoval(path, src, group, bakes)
 		if !ok || len(plan.Edits) == 0 {
 			continue
 		}
@@ -76,6 +78,21 @@ func withRemovalFixes(root string, fds []finding.Finding) []finding.Finding {
 				fd.Fix = &finding.Fix{Description: "remove this part of the source build (buildgate fix)", Replacement: e.Text, Pos: fix.PosOf(src, e.Start, e.End)}
 				out[i] = fd
 			}
+		}
+	}
+	return out
+}
+
+// bakeFiles reads the bake files among paths (through the root, size
+// bounded; one that cannot be read is left out).
+func bakeFiles(r *os.Root, paths []string) map[string][]byte {
+	out := map[string][]byte{}
+	for _, p := range paths {
+		if k, _ := loader.DetectName(p); k != loader.KindHCL {
+			continue
+		}
+		if b, err := safefile.In(r, p, loader.DefaultMaxFileSize); err == nil {
+			out[p] = b
 		}
 	}
 	return out

@@ -1,0 +1,236 @@
+package fix
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// What the shell planner asks of a statement before removing it, and of
+// the script after: does it always succeed, does it run anything but pure
+// commands, is a removed variable still read.
+
+// alwaysZero reports whether a statement always exits 0 (echo, printf,
+// an assignment or declaration without a command substitution, a call of
+// the script's function that ends so, an if whose branches end so).
+func (p *shPlan) alwaysZero(st *syntax.Stmt, depth int) bool {
+	if st == nil || st.Negated || len(st.Redirs) > 0 || depth > 8 {
+		return false
+	}
+	quiet := func(n syntax.Node) bool {
+		ok := true
+		syntax.Walk(n, func(m syntax.Node) bool {
+			if _, sub := m.(*syntax.CmdSubst); sub {
+				ok = false
+			}
+			return ok
+		})
+		return ok
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(c.Args) == 0 {
+			return quiet(c)
+		}
+		switch name := c.Args[0].Lit(); {
+		case name == "echo" || name == "printf" || name == ":" || name == "true":
+			return true
+		case p.funcs[name]:
+			body := p.funcBody[name]
+			return len(body) > 0 && p.alwaysZero(body[len(body)-1], depth+1)
+		}
+	case *syntax.DeclClause:
+		return quiet(c)
+	case *syntax.IfClause:
+		for b := c; b != nil; b = b.Else {
+			if len(b.Then) == 0 || !p.alwaysZero(b.Then[len(b.Then)-1], depth+1) {
+				return false
+			}
+		}
+		return true
+	case *syntax.Block:
+		return len(c.Stmts) > 0 && p.alwaysZero(c.Stmts[len(c.Stmts)-1], depth+1)
+	}
+	return false
+}
+
+// pureCmds change nothing outside their output: what may run inside a
+// command substitution of a command the fix removes.
+var pureCmds = map[string]bool{
+	"echo": true, "printf": true, "sha256sum": true, "sha1sum": true, "md5sum": true,
+	"cut": true, "head": true, "tail": true, "tr": true, "sed": true, "grep": true,
+	"basename": true, "dirname": true, "cat": true, "sort": true, "uniq": true, "wc": true,
+	"true": true, ":": true,
+}
+
+// pureSubst reports whether every command that runs inside a command or
+// process substitution of n is pure: a pureCmd (sed without -i), git
+// rev-parse/describe/ls-remote/show/log, or a function of the script whose
+// commands are; no output redirection but to /dev/null or a descriptor.
+func (p *shPlan) pureSubst(n syntax.Node, depth int) bool {
+	ok := true
+	syntax.Walk(n, func(m syntax.Node) bool {
+		switch x := m.(type) {
+		case *syntax.CmdSubst:
+			ok = ok && p.pureStmts(x.Stmts, depth)
+		case *syntax.ProcSubst:
+			ok = ok && p.pureStmts(x.Stmts, depth)
+		}
+		return ok
+	})
+	return ok
+}
+
+var pureGit = map[string]bool{"rev-parse": true, "describe": true, "ls-remote": true, "show": true, "log": true}
+
+func (p *shPlan) pureStmts(list []*syntax.Stmt, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	ok := true
+	for _, st := range list {
+		syntax.Walk(st, func(m syntax.Node) bool {
+			switch x := m.(type) {
+			case *syntax.Redirect:
+				switch x.Op {
+				case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
+					if x.Word == nil || x.Word.Lit() != "/dev/null" {
+						ok = false
+					}
+				}
+			case *syntax.CallExpr:
+				if len(x.Args) == 0 {
+					break
+				}
+				switch name := x.Args[0].Lit(); {
+				case name == "sed":
+					for _, a := range x.Args[1:] {
+						if strings.HasPrefix(a.Lit(), "-i") || a.Lit() == "--in-place" {
+							ok = false
+						}
+					}
+				case name == "git":
+					ok = ok && len(x.Args) > 1 && pureGit[x.Args[1].Lit()]
+				case pureCmds[name]:
+				case p.funcs[name]:
+					ok = ok && p.pureStmts(p.funcBody[name], depth+1)
+				default:
+					ok = false
+				}
+			}
+			return ok
+		})
+	}
+	return ok
+}
+
+// recordsOnly reports whether a function of the script only prints or
+// records its arguments: pure commands, local declarations, appends to an
+// array (add_dependency_cache_target's TARGETS+=("$1")); no other
+// assignment (a flag set for later) and nothing else run.
+func (p *shPlan) recordsOnly(name string, depth int) bool {
+	body := p.funcBody[name]
+	if depth > 8 || len(body) == 0 {
+		return false
+	}
+	for _, st := range body {
+		switch c := st.Cmd.(type) {
+		case *syntax.DeclClause:
+			if v := c.Variant.Value; v != "local" && v != "declare" && v != "typeset" {
+				return false
+			}
+		case *syntax.CallExpr:
+			if len(c.Args) == 0 {
+				for _, a := range c.Assigns {
+					if !a.Append || a.Array == nil {
+						return false
+					}
+				}
+			}
+		default:
+			return false
+		}
+		if len(st.Redirs) > 0 || !p.pureStmts([]*syntax.Stmt{st}, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkShell parses a fixed script and looks for a variable read that
+// only a removed command set: in an expansion or, bare, in arithmetic; in
+// the function the command was in (where no assignment is left there), or
+// anywhere (where none is left in the file). A
+// valueless export/local/declare does not set it.
+func checkShell(path string, src []byte, removed map[string]map[string]bool) error {
+	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), path)
+	if err != nil {
+		return fmt.Errorf("not parse (%w)", err)
+	}
+	// Assignments and reads by function ("" for the top and everything
+	// outside functions).
+	sets := map[string]map[string]bool{}
+	type read struct {
+		name string
+		line uint
+	}
+	reads := map[string][]read{}
+	var walk func(n syntax.Node, fn string)
+	walk = func(n syntax.Node, fn string) {
+		syntax.Walk(n, func(m syntax.Node) bool {
+			switch x := m.(type) {
+			case *syntax.FuncDecl:
+				if m != n {
+					walk(x, x.Name.Value)
+					return false
+				}
+			case *syntax.Assign:
+				if x.Name != nil && !x.Naked {
+					if sets[fn] == nil {
+						sets[fn] = map[string]bool{}
+					}
+					sets[fn][x.Name.Value] = true
+				}
+			case *syntax.ParamExp:
+				if x.Param != nil {
+					reads[fn] = append(reads[fn], read{x.Param.Value, x.Pos().Line()})
+				}
+			case *syntax.ArithmExp, *syntax.ArithmCmd:
+				syntax.Walk(x, func(a syntax.Node) bool {
+					if w, ok := a.(*syntax.Word); ok {
+						if lit := w.Lit(); lit != "" {
+							reads[fn] = append(reads[fn], read{lit, w.Pos().Line()})
+						}
+					}
+					return true
+				})
+			}
+			return true
+		})
+	}
+	walk(f, "")
+	setAnywhere := map[string]bool{}
+	for _, names := range sets {
+		for n := range names {
+			setAnywhere[n] = true
+		}
+	}
+	removedAnywhere := map[string]bool{}
+	for _, names := range removed {
+		for n := range names {
+			removedAnywhere[n] = true
+		}
+	}
+	for fn, rs := range reads {
+		for _, r := range rs {
+			inFn := fn != "" && removed[fn][r.name] && !sets[fn][r.name]
+			global := removedAnywhere[r.name] && !setAnywhere[r.name]
+			if inFn || global {
+				return fmt.Errorf("read %s, which only a removed command set (line %d)", r.name, r.line)
+			}
+		}
+	}
+	return nil
+}
