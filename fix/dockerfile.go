@@ -227,6 +227,12 @@ func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string 
 		p.answer(ins.Pos, "")
 		return []string{ins.Env[0].Key}
 	case ins.Cmd == "copy" && p.removed[strings.ToLower(copyFrom(ins))]:
+		// What the COPY put in place must not be used later (RUN pip
+		// install /wheels/*.whl after COPY --from=… /wheels /wheels).
+		if dest, ok := p.copyDestUnused(ins); !ok {
+			p.answer(ins.Pos, fmt.Sprintf("a later instruction uses %s, which this COPY from the removed stage fills; remove them together by hand", dest))
+			return nil
+		}
 		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
 		p.answer(ins.Pos, "")
 	case ins.Cmd == "run" && p.mountsRemoved(ins):
@@ -279,10 +285,18 @@ func (p *dockerPlan) usesMounts(ins loader.Instruction) bool {
 		if t == "" {
 			return true
 		}
-		// The command, without the flags (which name the target too).
+		// The command, without the flags (which name the target too). A
+		// relative path or a variable may reach the target through the
+		// WORKDIR: it counts as a use.
 		for _, a := range ins.Args {
 			if strings.Contains(a.Text, t) {
 				return true
+			}
+			for _, w := range strings.Fields(a.Text) {
+				w = strings.Trim(w, `"'`)
+				if strings.HasPrefix(w, "$") || !strings.HasPrefix(w, "/") && !strings.HasPrefix(w, "-") && strings.ContainsAny(w, "/*") {
+					return true
+				}
 			}
 		}
 		for _, h := range ins.Heredocs {
@@ -292,6 +306,41 @@ func (p *dockerPlan) usesMounts(ins loader.Instruction) bool {
 		}
 	}
 	return false
+}
+
+// copyDestUnused reports whether no later instruction of the file names
+// the destination of a COPY (a relative destination always counts as used:
+// it is resolved against a WORKDIR).
+func (p *dockerPlan) copyDestUnused(ins loader.Instruction) (string, bool) {
+	if len(ins.Args) == 0 {
+		return "", false
+	}
+	dest := strings.TrimRight(ins.Args[len(ins.Args)-1].Text, "/")
+	if !strings.HasPrefix(dest, "/") || dest == "" {
+		return dest, false
+	}
+	after := false
+	all := append([]loader.Instruction(nil), p.doc.Preamble...)
+	for _, st := range p.doc.Stages {
+		all = append(all, st.Instructions...)
+	}
+	for _, other := range all {
+		if other.Pos == ins.Pos {
+			after = true
+			continue
+		}
+		if !after {
+			continue
+		}
+		text := other.Original
+		for _, h := range other.Heredocs {
+			text += "\n" + h.Body
+		}
+		if strings.Contains(text, dest) {
+			return dest, false
+		}
+	}
+	return dest, true
 }
 
 // skipBlank is the offset past the spaces and tabs at i.

@@ -203,3 +203,19 @@ func TestDockerfileSwitchesKept(t *testing.T) {
 		t.Errorf("under pwsh, changed:\n%s", got)
 	}
 }
+
+// Third review of issue 17: what a removed COPY put in place used later,
+// a mount reached through a relative path.
+func TestDockerfileThirdReview(t *testing.T) {
+	for _, c := range []struct {
+		src string
+		fs  []finding.Finding
+	}{
+		{"FROM a AS base\nFROM base AS mc_src\nRUN git clone mc /w\nFROM base AS final\nCOPY --link --from=mc_src /w /wheels\nRUN pip install /wheels/*.whl\n", []finding.Finding{at(ruleStage, 2, 14), at(ruleStage, 5, 8)}},
+		{"FROM a AS mc_src\nRUN make\nFROM a\nWORKDIR /install\nRUN --mount=type=bind,from=mc_src,src=/w,target=/install/wheels \\\n    pip install wheels/*.whl\n", []finding.Finding{at(ruleStage, 1, 11), at(ruleStage, 5, 5)}},
+	} {
+		if got, p := fixDockerfile(t, c.src, c.fs); got != c.src {
+			t.Errorf("changed (%d fixed):\n%s", len(p.Fixed), got)
+		}
+	}
+}

@@ -117,15 +117,31 @@ func LineEnding(src []byte, text string) string {
 // rule appends a line) appends to the file, adding that line break first.
 func For(src []byte, p finding.Pos, text string) (Edit, error) {
 	text = LineEnding(src, text)
+	empty := p.EndLine == 0 || p.EndLine == p.Line && p.EndColumn == p.Column
 	s, e, err := Offsets(src, p)
 	if err == nil {
+		// A new line put after one that ends in a backslash would be
+		// joined to it (pip, bash and buildkit all continue such lines).
+		if empty && p.Column == 1 && s > 0 && continued(src[:s]) {
+			return Edit{}, fmt.Errorf("the line before %d ends with a continuation backslash", p.Line)
+		}
 		return Edit{Start: s, End: e, Text: text}, nil
 	}
-	empty := p.EndLine == 0 || p.EndLine == p.Line && p.EndColumn == p.Column
+	if empty && p.Column == 1 && continued(src) {
+		return Edit{}, fmt.Errorf("the last line ends with a continuation backslash")
+	}
 	if empty && p.Column == 1 && len(src) > 0 && src[len(src)-1] != '\n' && p.Line == lineCount(src)+1 {
 		return Edit{Start: len(src), End: len(src), Text: LineEnding(src, "\n") + text}, nil
 	}
 	return Edit{}, err
+}
+
+// continued reports whether the last line of src (up to its line break)
+// ends with a backslash.
+func continued(src []byte) bool {
+	t := bytes.TrimSuffix(src, []byte("\n"))
+	t = bytes.TrimSuffix(t, []byte("\r"))
+	return len(t) > 0 && t[len(t)-1] == '\\'
 }
 
 // lineCount is the number of lines of src, a last line without a line

@@ -62,6 +62,9 @@ func TestForAppends(t *testing.T) {
 		{"a\nb", at(4), "", true},
 		{"a\nb", finding.Pos{Line: 3, Column: 2}, "", true},
 		{"", at(1), "X\n", false},
+		{"numpy \\\n", at(2), "", true},
+		{"numpy \\", at(2), "", true},
+		{"a\nnumpy \\\r\nb\n", at(3), "", true},
 	}
 	for _, c := range cases {
 		e, err := For([]byte(c.src), c.pos, "X\n")

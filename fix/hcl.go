@@ -78,11 +78,32 @@ func HCL(path string, src []byte, fs []finding.Finding, others map[string][]byte
 		if other == path {
 			continue
 		}
+		if !strings.HasSuffix(other, ".hcl") {
+			// docker-bake.json, compose.yaml: bake merges them too; a
+			// removed name anywhere in their text keeps it.
+			if name, ok := mentionsGone(others[other], p.gone); ok {
+				return declineAll(fs, fmt.Sprintf("%s, which bake loads with it, names %s; fix them together by hand", other, name))
+			}
+			continue
+		}
 		if err := checkHCL(other, others[other], p.gone); err != nil {
 			return declineAll(fs, fmt.Sprintf("%s, loaded with it by bake, would still %v; fix them together by hand", other, err))
 		}
 	}
 	return plan
+}
+
+// mentionsGone reports a removed block's name that text holds as a word.
+func mentionsGone(text []byte, gone map[string]map[string]bool) (string, bool) {
+	for _, kind := range []string{"variable", "function", "target", "group"} {
+		for name := range gone[kind] {
+			re := regexp.MustCompile(`(^|[^A-Za-z0-9_.-])` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9_.-])`)
+			if re.Match(text) {
+				return name, true
+			}
+		}
+	}
+	return "", false
 }
 
 func sortedKeys(m map[string][]byte) []string {

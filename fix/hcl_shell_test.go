@@ -281,6 +281,13 @@ func TestShellReview(t *testing.T) {
 			declined: 1,
 		},
 		{
+			name:     "arrays and lists with tabs or newlines lose no other word",
+			src:      "ROCM_STAGES=(base mooncake_source ci_base)\nexport S=\"base\tmooncake_source\tci_base\"\n./build.sh\n",
+			needles:  [][2]string{{ruleStage, "mooncake_source ci"}, {ruleStage, "mooncake_source\tci"}},
+			want:     "ROCM_STAGES=(base mooncake_source ci_base)\nexport S=\"base\tmooncake_source\tci_base\"\n./build.sh\n",
+			declined: 2,
+		},
+		{
 			name:     "a branch another falls through into (;&) stays",
 			src:      "case \"$1\" in\n    nixl-rocm-ci)\n        echo nixl\n        ;&\n    mooncake-rocm-ci)\n        echo mc\n        ;;\n    *)\n        exit 1\n        ;;\nesac\n",
 			needles:  [][2]string{{ruleStage, "mooncake-rocm-ci)"}},
@@ -341,5 +348,16 @@ func TestHCLOtherFiles(t *testing.T) {
 	}
 	if p := HCL("docker/ci-rocm.hcl", []byte(src), fs, map[string][]byte{"x.hcl": []byte("target \"t\" {}\n")}); len(p.Edits) == 0 {
 		t.Errorf("a file that does not use it blocked the fix: %+v", p.Declined)
+	}
+}
+
+// A name a compose file or bake JSON bake merges still holds stays (third
+// review of issue 17).
+func TestHCLBakeJSON(t *testing.T) {
+	src := "target \"mooncake-rocm-ci\" {\n  target = \"export_mc\"\n}\n"
+	fs := []finding.Finding{on(t, ruleStage, src, `"mooncake-rocm-ci" {`)}
+	other := map[string][]byte{"docker-bake.override.json": []byte(`{"group":{"default":{"targets":["app","mooncake-rocm-ci"]}}}`)}
+	if p := HCL("docker-bake.hcl", []byte(src), fs, other); len(p.Edits) != 0 {
+		t.Errorf("removed a target bake JSON still names: %+v", p)
 	}
 }

@@ -272,7 +272,10 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 		switch {
 		case decl && a.Name != nil && p.vars[p.fn+"\x00"+a.Name.Value] && (a.Value == nil || emptyWord(a.Value)):
 			named++ // local x / local x="" of a variable a removed command of this function sets
-		case len(p.in(a)) > 0:
+		case len(p.in(a)) > 0 && a.Array == nil && !listValue(a):
+			// The finding names the value, not one word of a list in it
+			// (arrays and strings of several words are lists: their words
+			// go one by one, or the finding stays).
 			named++
 		default:
 			other++
@@ -288,6 +291,32 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 		}
 	}
 	return named > 0 && other == 0
+}
+
+// listValue reports whether an assignment's value is a literal of several
+// words (a list).
+func listValue(a *syntax.Assign) bool {
+	return a.Value != nil && literalWord(a.Value) && strings.ContainsAny(literalText(a.Value), " \t\n")
+}
+
+// literalText is the text a literal word spells (its quotes removed).
+func literalText(w *syntax.Word) string {
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch x := part.(type) {
+		case *syntax.Lit:
+			b.WriteString(x.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(l.Value)
+				}
+			}
+		}
+	}
+	return b.String()
 }
 
 // emptyWord reports whether a word is "" or ” (or nothing).

@@ -163,13 +163,19 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	for _, p := range paths {
 		// A link or special file is neither planned nor written (fix
 		// writes through no link), and says so; the other files go on.
+		skip := func(reason string) {
+			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", p, reason)
+			for _, fd := range byPath[p] {
+				why[whyKey(fd)] = append(why[whyKey(fd)], reason)
+			}
+		}
 		if st, err := r.Lstat(filepath.FromSlash(p)); err == nil && !st.Mode().IsRegular() {
-			fmt.Fprintf(stderr, "buildgate: %s: not fixed: not a regular file (a link is never written through; fix its target)\n", p)
+			skip("not a regular file (a link is never written through; fix its target)")
 			continue
 		}
 		old, err := safefile.In(r, p, loader.DefaultMaxFileSize)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", p, safefile.Describe(err))
+			skip(safefile.Describe(err))
 			continue
 		}
 		edits, bad := fileEdits(p, old, byPath[p], bakes, why)

@@ -135,3 +135,27 @@ func TestFixSuppressedAndLinks(t *testing.T) {
 		t.Error("the link was replaced")
 	}
 }
+
+// Third review of issue 17: SARIF offers no removal buildgate fix refuses
+// (over a suppressed finding); a requirements file that was not read gets
+// no pin line; a pin is never added after a continued line.
+func TestFixThirdReview(t *testing.T) {
+	df := "FROM rocm/x AS base\n\nFROM base AS mooncake_source\n" +
+		"# buildgate:ignore BG104 -- reviewed\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake\n\nFROM base\nRUN echo\n"
+	dir := writeTree(t, map[string]string{"docker/Dockerfile.rocm": df, "requirements/rocm.txt": "mooncake-transfer-engine-rocm >= 0.3.13\n"})
+	r := runBin(t, dir, "lint", "--root", ".", "--format", "sarif")
+	if strings.Contains(r.stdout, `"fixes"`) {
+		t.Errorf("SARIF offers a removal over a suppressed finding:\n%s", r.stdout)
+	}
+	big := "# " + strings.Repeat("x", 200) + "\nmooncake-transfer-engine-rocm >= 0.3.13\n"
+	dir = writeTree(t, map[string]string{"requirements/rocm.txt": big, "docker/Dockerfile.rocm": "FROM rocm/x\nCOPY requirements/rocm.txt /r.txt\n"})
+	runBin(t, dir, "fix", "--root", ".", "--max-file-size", "100")
+	if b, _ := os.ReadFile(filepath.Join(dir, "requirements", "rocm.txt")); string(b) != big {
+		t.Errorf("a file that was not read was changed:\n%s", b)
+	}
+	dir = writeTree(t, map[string]string{"requirements/rocm.txt": "numpy \\\n", "docker/Dockerfile.rocm": "FROM rocm/x\nCOPY requirements/rocm.txt /r.txt\n"})
+	r = runBin(t, dir, "fix", "--root", ".")
+	if b, _ := os.ReadFile(filepath.Join(dir, "requirements", "rocm.txt")); string(b) != "numpy \\\n" || !strings.Contains(r.stderr, "continuation backslash") {
+		t.Errorf("pin added after a continued line: %q\n%s", b, r.stderr)
+	}
+}

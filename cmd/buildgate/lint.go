@@ -238,7 +238,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	}
 	for _, o := range outputs {
 		if o.format == "sarif" || o.format == "rdjson" || o.format == "rdjsonl" {
-			res.Findings = withRemovalFixes(root, out.Paths, res.Findings)
+			res.Findings = withRemovalFixes(root, out.Paths, res.Findings, out.Suppressed)
 			break
 		}
 	}

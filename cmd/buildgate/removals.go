@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path"
 
 	"github.com/buildgate/buildgate/finding"
 	"github.com/buildgate/buildgate/fix"
@@ -31,7 +32,7 @@ func planRemoval(path string, src []byte, fds []finding.Finding, bakes map[strin
 // words) buildgate fix removes around the finding, with the comments that
 // head it and a blank line it would leave. Findings that one removal
 // answers (a stage and the steps in it) carry the same edit.
-func withRemovalFixes(root string, paths []string, fds []finding.Finding) []finding.Finding {
+func withRemovalFixes(root string, paths []string, fds, suppressed []finding.Finding) []finding.Finding {
 	byPath := map[string][]int{}
 	for i, fd := range fds {
 		if fd.Fix == nil && fd.Path != "" && fix.SourceBuildRule(fd.Name) {
@@ -61,6 +62,17 @@ func withRemovalFixes(root string, paths []string, fds []finding.Finding) []find
 		if !ok || len(plan.Edits) == 0 {
 			continue
 		}
+		// What buildgate fix refuses (a removal over a suppressed
+		// finding), no report offers either.
+		var sup []finding.Finding
+		for _, f := range suppressed {
+			if f.Path == path {
+				sup = append(sup, f)
+			}
+		}
+		if coversSuppressed(src, plan.Edits, sup) != "" {
+			continue
+		}
 		fixed := map[finding.Pos]bool{}
 		for _, f := range plan.Fixed {
 			fixed[f.Pos] = true
@@ -83,16 +95,32 @@ func withRemovalFixes(root string, paths []string, fds []finding.Finding) []find
 	return out
 }
 
-// bakeFiles reads the bake files among paths (through the root, size
-// bounded; one that cannot be read is left out).
+// bakeLoads are the files `docker buildx bake` merges by default beside
+// its HCL files (Docker's lookup order): a name a fix removes from a bake
+// file must not be used there either.
+var bakeLoads = []string{"docker-bake.json", "docker-bake.override.json", "compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"}
+
+// bakeFiles reads the bake files among paths and the files bake merges
+// with them, in the root and in each bake file's directory (through the
+// root, size bounded; one that cannot be read is left out).
 func bakeFiles(r *os.Root, paths []string) map[string][]byte {
 	out := map[string][]byte{}
+	dirs := map[string]bool{".": true}
 	for _, p := range paths {
 		if k, _ := loader.DetectName(p); k != loader.KindHCL {
 			continue
 		}
 		if b, err := safefile.In(r, p, loader.DefaultMaxFileSize); err == nil {
 			out[p] = b
+		}
+		dirs[path.Dir(p)] = true
+	}
+	for d := range dirs {
+		for _, name := range bakeLoads {
+			p := path.Join(d, name)
+			if b, err := safefile.In(r, p, loader.DefaultMaxFileSize); err == nil {
+				out[p] = b
+			}
 		}
 	}
 	return out

@@ -94,6 +94,25 @@ hashed(d) if {
 	count(r.hashes) > 0
 }
 
+# hash_mode reports whether pip installs a requirements file in
+# hash-checking mode: it, a file it pulls in with -r, or a file that pulls
+# it in (and everything that one pulls in) uses hashes; pip applies the
+# mode to the whole install.
+hash_mode(path) if {
+	some f, _ in by_path
+	path in reachable(f)
+	some g in reachable(f)
+	hashed(by_path[g])
+}
+
+# unread reports whether a requirements file was not read whole (too
+# large, binary, past a bound): what it holds is unknown, so no line is
+# added to it.
+unread(d) if {
+	some e in d.errors
+	not e.syntax
+}
+
 # named_by_build_file reports whether a build file other than the
 # requirements file f names it: an instruction of a Dockerfile (COPY,
 # RUN pip install -r …), a word of a script, an attribute of a bake file,

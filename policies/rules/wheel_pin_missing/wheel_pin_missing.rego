@@ -32,13 +32,15 @@ deny contains object.union(lib.file_finding(f, msg), fix_of(m, d)) if {
 }
 
 # fix_of adds the pin line, unless the file is in pip's hash-checking
-# mode: a line without its hashes would make pip refuse the whole file.
+# mode (a line without its hashes would make pip refuse the whole install)
+# or was not read whole (what it holds is unknown).
 fix_of(m, d) := {"fix": {
 	"description": sprintf("add `%s`", [pin.wanted(m)]),
 	"replacement": sprintf("%s\n", [pin.wanted(m)]),
 	"pos": pin.append_at(d),
 }} if {
-	not pin.hashed(d)
+	not pin.hash_mode(d.path)
+	not pin.unread(d)
 } else := {}
 
 # The file does not exist, in a repository it concerns.

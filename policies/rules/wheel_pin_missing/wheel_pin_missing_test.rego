@@ -104,3 +104,12 @@ test_no_fix_in_hash_checking_mode if {
 	some g in deny([req("requirements/rocm.txt", ["--require-hashes", "numpy"])])
 	not g.fix
 }
+
+# Hash-checking mode comes from the whole -r family: a file a hashed one
+# pulls in, or one pulling in a hashed one, gets no pin line either.
+test_no_fix_when_an_included_file_uses_hashes if {
+	some f in deny([req("requirements/rocm.txt", ["-r base.txt"]), req("requirements/base.txt", ["--require-hashes"])])
+	not f.fix
+	some g in deny([req("requirements/rocm.txt", ["numpy"]), req("requirements/all.txt", ["-r rocm.txt", "torch==2.0 --hash=sha256:abc"])])
+	not g.fix
+}

@@ -29,9 +29,23 @@ deny contains object.union(lib.finding(d, r.name_word, msg), unpinned_fix(m, d, 
 	msg := sprintf("%s is not pinned, so any version can be installed, including ones below %s; require `%s`", [r.name, m.minimum, pin.wanted(m)])
 }
 
+# unpinned_fix puts the minimum after the name and extras: only where
+# that place is known to follow them (no bracket, or the character before
+# it is the closing `]`: `[]` and `[a, b ]` are not kept that exactly).
 unpinned_fix(m, d, r) := {"fix": {"description": sprintf("pin %s >= %s", [r.name, m.minimum]), "replacement": sprintf(" >= %s", [m.minimum]), "pos": pin.after_name(r)}} if {
-	not pin.hashed(d)
+	not pin.hash_mode(d.path)
+	after_extras(r)
 } else := {}
+
+after_extras(r) if not contains(r.raw, "[")
+
+after_extras(r) if {
+	count(r.extras) > 0
+	r.pos.line == r.pos.end_line
+	at := pin.after_name(r)
+	at.line == r.pos.line
+	substring(r.raw, (at.column - r.pos.column) - 1, 1) == "]"
+}
 
 # A specifier that admits a lower version.
 deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), object.union({"text": r.raw}, fix_of(m, d, r))) if {
@@ -59,14 +73,15 @@ fix_of(m, d, r) := {"fix": {
 	"pos": pin.spec_span(r),
 }} if {
 	count(r.specifiers) == 1
-	not pin.hashed(d)
+	not pin.hash_mode(d.path)
 } else := {}
 
 # op_gap keeps the file's style: a space between operator and version when
 # the specifier it replaces had one (`>= 0.3.9`), none when not (`>=0.3.9`).
-op_gap(r) := " " if regex.match(`^\s*[<>=!~]+\s`, r.specifiers[0].text)
-
-else := ""
+op_gap(r) := gap if {
+	some m in regex.find_all_string_submatch_n(`^\s*[<>=!~]+(\s+)`, r.specifiers[0].text, 1)
+	gap := m[1]
+} else := ""
 
 # A requirement only the environment completes: pip replaces ${NAME}
 # before it reads the line, so a variable anywhere in it (the version, the

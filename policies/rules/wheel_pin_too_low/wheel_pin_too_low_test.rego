@@ -106,3 +106,14 @@ test_no_fix_in_hash_checking_mode if {
 	some g in deny(["--require-hashes", "mooncake-transfer-engine-rocm"])
 	not g.fix
 }
+
+# Extras whose closing bracket is not right after the last one, or empty
+# ones, get no fix (third review of issue 17); a tab keeps being a tab.
+test_fix_with_unusual_extras_and_tabs if {
+	some f in deny(["mooncake-transfer-engine-rocm[]"])
+	not f.fix
+	some g in deny(["mooncake-transfer-engine-rocm[a, b ]"])
+	not g.fix
+	some h in deny(["mooncake-transfer-engine-rocm\t>=\t0.3.9"])
+	h.fix.replacement == ">=\t0.3.13"
+}
