@@ -625,15 +625,25 @@ hcl_arg_uses(d) := array.concat(
 
 # workdir_at is the working directory a Dockerfile RUN at pos starts in:
 # the last WORKDIR of its stage before it (undefined when there is none).
-workdir_at(path, pos) := trim_suffix(wd, "/") if {
+workdir_at(path, pos) := trim_suffix(workdirs[path][pos.line], "/")
+
+# workdirs: for each Dockerfile, the working directory each RUN starts in,
+# by the RUN's first line. Built once, stage by stage: looking for a RUN's
+# stage among all stages, RUN by RUN, took 30 s on a file of 2,000 stages
+# (a pull request can write one).
+workdirs := {d.path: by_line |
 	some d in lib.documents("dockerfile")
-	d.path == path
-	some st in d.stages
-	lib.within(pos, st.pos)
-	wds := [ins | some ins in st.instructions; ins.cmd == "workdir"; lib.before(ins.pos, pos)]
-	count(wds) > 0
-	wd := object.get(wds[count(wds) - 1].args[0], "value", "")
-	is_string(wd)
+	by_line := {ins.pos.line: wd |
+		some st in d.stages
+		wds := [w | some w in st.instructions; w.cmd == "workdir"]
+		count(wds) > 0
+		some ins in st.instructions
+		ins.cmd == "run"
+		before := [w | some w in wds; lib.before(w.pos, ins.pos)]
+		count(before) > 0
+		wd := object.get(before[count(before) - 1].args[0], "value", "")
+		is_string(wd)
+	}
 }
 
 # workdir_enters reports whether a WORKDIR path is inside a clone: as a cd

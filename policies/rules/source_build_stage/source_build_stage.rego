@@ -149,10 +149,26 @@ candidate_items(m, v) := {item | some item in lib.items_mentioning(m, v)} | {n |
 # can be a whole script: sh -c '…').
 may_name_stage(m, v) if lib.has_token(m, v)
 
-may_name_stage(m, v) if {
-	some n in sb.known_names(m)
-	contains(lower(v), n)
+may_name_stage(m, v) if regex.match(known_pattern[m.package], lower(v))
+
+# known_pattern matches any known stage name in a text: one regular
+# expression (compiled once) instead of a test per name and word, which
+# took 15 s for 8,000 words and 2,000 stage names.
+known_pattern := {m.package: p |
+	some m in lib.migrations
+	names := [quote_meta(n) | some n in sb.known_names(m); n != ""]
+	count(names) > 0
+	p := concat("|", names)
 }
+
+# quote_meta escapes what a regular expression would read as syntax.
+quote_meta(s) := strings.replace_n(
+	{
+		"\\": "\\\\", ".": "\\.", "+": "\\+", "*": "\\*", "?": "\\?", "(": "\\(", ")": "\\)",
+		"|": "\\|", "[": "\\[", "]": "\\]", "{": "\\{", "}": "\\}", "^": "\\^", "$": "\\$",
+	},
+	s,
+)
 
 # A command argument names a stage when some Dockerfile or bake file
 # defines it, or when the command builds images or handles stages (docker,

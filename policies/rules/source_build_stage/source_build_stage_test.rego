@@ -151,3 +151,9 @@ test_lists_handed_to_a_builder if {
 	])
 	fx.lines(got) == {1, 2}
 }
+
+test_quote_meta if {
+	rule.quote_meta(`a.b\c(d)`) == `a\.b\\c\(d\)`
+	regex.match(rule.quote_meta("x.y+z"), "-x.y+z-")
+	not regex.match(rule.quote_meta("x.y"), "xzy")
+}
