@@ -12,7 +12,9 @@ const maxDiffCells = 25_000_000
 
 // Diff is a unified diff from a to b of the file at path (a/path, b/path,
 // three lines of context), as `patch -p1` applies it; "" when they are
-// equal. A file created (a empty) is diffed from /dev/null.
+// equal. A file created (a nil, not merely empty) is diffed from
+// /dev/null. A name with spaces, tabs, quotes, backslashes or control
+// characters is quoted as git quotes it, which patch and git apply read.
 func Diff(path string, a, b []byte) string {
 	if bytes.Equal(a, b) {
 		return ""
@@ -20,11 +22,11 @@ func Diff(path string, a, b []byte) string {
 	al, bl := splitLines(a), splitLines(b)
 	ops := lineOps(al, bl)
 	var out strings.Builder
-	from := "a/" + path
-	if len(a) == 0 {
+	from := quoteName("a/" + path)
+	if a == nil {
 		from = "/dev/null"
 	}
-	fmt.Fprintf(&out, "--- %s\n+++ b/%s\n", from, path)
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", from, quoteName("b/"+path))
 	const context = 3
 	// Group the operations into hunks with their context.
 	for i := 0; i < len(ops); {
@@ -149,4 +151,32 @@ func lineOps(a, b []string) []op {
 		}
 	}
 	return ops
+}
+
+// quoteName quotes a file name for a diff header the way git does (C
+// style, in double quotes) when it holds a byte that would end or
+// confuse the name there; other names stay as they are.
+func quoteName(name string) string {
+	if !strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r == '"' || r == '\\' || r == 0x7f }) {
+		return name
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c < ' ' || c == 0x7f:
+			fmt.Fprintf(&b, "\\%03o", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

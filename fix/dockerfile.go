@@ -25,6 +25,9 @@ type Plan struct {
 	Edits    []Edit
 	Fixed    []finding.Finding
 	Declined []Declined
+	// Gone are the names the edits remove that other files may still
+	// use; Resolve refuses the plan where one does.
+	Gone []Name
 }
 
 // Declined is a finding a fix does not answer, and why.
@@ -116,6 +119,11 @@ func Dockerfile(path string, src []byte, fs []finding.Finding) Plan {
 	}
 	if err != nil {
 		return declineAll(fs, fmt.Sprintf("the fixed file would %v; fix it by hand", err))
+	}
+	for _, st := range doc.Stages {
+		if st.Name != "" && p.removed[strings.ToLower(st.Name)] {
+			plan.Gone = append(plan.Gone, Name{Kind: "stage", Name: st.Name})
+		}
 	}
 	return plan
 }

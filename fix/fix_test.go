@@ -106,27 +106,46 @@ func TestDiffAppliesWithPatch(t *testing.T) {
 	}
 	old := a.String()
 	b.WriteString(strings.Replace(strings.Replace(old, "line c\n", "", 1), "line p\n", "line P\nnew\n", 1))
+	// A nil old text is a file to create; "exists" marks an empty file
+	// that is there (fourth review of issue 17: diffed from /dev/null, git
+	// apply refused it); names with spaces and tabs are quoted.
 	for name, pair := range map[string][2]string{
-		"docker/Dockerfile":     {old, b.String()},
-		"requirements/rocm.txt": {"", "mooncake-transfer-engine-rocm >= 0.3.13\n"},
-		"no-newline.txt":        {"a\nb", "a\nc"},
+		"docker/Dockerfile":       {old, b.String()},
+		"requirements/rocm.txt":   {"", "mooncake-transfer-engine-rocm >= 0.3.13\n"},
+		"requirements/empty.txt":  {"exists", "mooncake-transfer-engine-rocm >= 0.3.13\n"},
+		"no-newline.txt":          {"a\nb", "a\nc"},
+		"scripts/a b.sh":          {"x\ny\n", "x\n"},
+		"scripts/tab\tq\"uote.sh": {"x\ny\n", "y\n"},
 	} {
-		dir := t.TempDir()
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if pair[0] != "" {
-			os.WriteFile(p, []byte(pair[0]), 0o644)
+		var before []byte
+		switch pair[0] {
+		case "":
+		case "exists":
+			before = []byte{}
+		default:
+			before = []byte(pair[0])
 		}
-		d := Diff(name, []byte(pair[0]), []byte(pair[1]))
-		cmd := exec.Command(patch, "-p1", "--quiet")
-		cmd.Dir = dir
-		cmd.Stdin = strings.NewReader(d)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: patch: %v\n%s\n%s", name, err, out, d)
-		}
-		got, _ := os.ReadFile(p)
-		if string(got) != pair[1] {
-			t.Errorf("%s: patched to %q, want %q\n%s", name, got, pair[1], d)
+		d := Diff(name, before, []byte(pair[1]))
+		for _, tool := range [][]string{{patch, "-p1", "--quiet"}, {"git", "apply", "-p1"}} {
+			if _, err := exec.LookPath(tool[0]); err != nil {
+				continue
+			}
+			dir := t.TempDir()
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if before != nil {
+				os.WriteFile(p, before, 0o644)
+			}
+			cmd := exec.Command(tool[0], tool[1:]...)
+			cmd.Dir = dir
+			cmd.Stdin = strings.NewReader(d)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %s: %v\n%s\n%s", name, tool[0], err, out, d)
+			}
+			got, _ := os.ReadFile(p)
+			if string(got) != pair[1] {
+				t.Errorf("%s: %s patched to %q, want %q\n%s", name, tool[0], got, pair[1], d)
+			}
 		}
 	}
 	if Diff("x", []byte("same\n"), []byte("same\n")) != "" {

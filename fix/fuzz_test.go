@@ -37,7 +37,7 @@ func FuzzRemovals(f *testing.F) {
 			case 0:
 				k, p = loader.KindDockerfile, Dockerfile("Dockerfile", []byte(src), fs)
 			case 1:
-				k, p = loader.KindHCL, HCL("x.hcl", []byte(src), fs, nil)
+				k, p = loader.KindHCL, HCL("x.hcl", []byte(src), fs)
 			default:
 				k, p = loader.KindShell, Shell("x.sh", []byte(src), fs)
 			}
@@ -56,6 +56,23 @@ func FuzzRemovals(f *testing.F) {
 		}
 		if errs := loader.Parse(k, "x", out).DocErrors(); len(errs) > 0 {
 			t.Fatalf("the fixed file does not parse: %v\n--- before\n%s\n--- after\n%s", errs, src, out)
+		}
+	})
+}
+
+// FuzzNamed: Resolve's reading of another file never panics, and a name
+// it reports is one of those asked about.
+func FuzzNamed(f *testing.F) {
+	f.Add("x.sh", "docker build --target mc_src .\n# mc_src\n", "mc_src")
+	f.Add("ci.hcl", "group \"g\" {\n  targets = [\"mc-ci\"]\n}\n", "mc-ci")
+	f.Add("compose.yaml", "services:\n  a:\n    build: {target: MC}\n", "mc")
+	f.Fuzz(func(t *testing.T, path, text, name string) {
+		if len(text) > 1<<14 {
+			return
+		}
+		gone := []Name{{"stage", name}, {"target", name}, {"variable", name}, {"bake variable", name}}
+		if why := Named(path, []byte(text), gone); why != "" && name == "" {
+			t.Fatalf("an empty name was found: %s", why)
 		}
 	})
 }

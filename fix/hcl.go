@@ -21,12 +21,10 @@ import (
 // or object item holding it, with its comma (its lines when it has them
 // to itself). The result is parsed again and must not use a removed
 // variable or function or name a removed target, or nothing changes.
-//
-// others are the repository's other bake files (path to text): bake loads
-// several together (vLLM runs `-f docker-bake-rocm.hcl -f ci-rocm.hcl`),
-// so a variable, function or target one of them still uses without
-// declaring it must stay.
-func HCL(path string, src []byte, fs []finding.Finding, others map[string][]byte) Plan {
+// The plan's Gone names what other files must not use any more: bake
+// loads several files together (vLLM runs `-f docker-bake-rocm.hcl -f
+// ci-rocm.hcl`) and scripts name targets (Resolve).
+func HCL(path string, src []byte, fs []finding.Finding) Plan {
 	if doc, ok := loader.Parse(loader.KindHCL, path, src).(*loader.HCLDocument); !ok || len(doc.Errors) > 0 {
 		return declineAll(fs, "the file does not parse as HCL; fix it by hand")
 	}
@@ -39,8 +37,9 @@ func HCL(path string, src []byte, fs []finding.Finding, others map[string][]byte
 		return declineAll(fs, "the file does not parse as HCL; fix it by hand")
 	}
 	p := hclPlan{src: src, fs: fs, offs: make([]int, len(fs)), fixed: make([]bool, len(fs)), reason: make([]string, len(fs)),
-		cut:  newLineCut(src, func(l []byte) bool { return l[0] == '#' || bytes.HasPrefix(l, []byte("//")) }),
-		gone: map[string]map[string]bool{"variable": {}, "function": {}, "target": {}, "group": {}}}
+		cut:   newLineCut(src, func(l []byte) bool { return l[0] == '#' || bytes.HasPrefix(l, []byte("//")) }),
+		gone:  map[string]map[string]bool{"variable": {}, "function": {}, "target": {}, "group": {}},
+		lists: map[hclsyntax.Expression]*inlineList{}}
 	for i, fd := range fs {
 		s, _, err := Offsets(src, fd.Pos)
 		if err != nil {
@@ -51,6 +50,7 @@ func HCL(path string, src []byte, fs []finding.Finding, others map[string][]byte
 	for _, b := range body.Blocks {
 		p.block(b)
 	}
+	p.inlineEdits()
 	p.cut.tidy()
 	edits := append(p.cut.edits(), p.inline...)
 	plan := Plan{Edits: edits}
@@ -74,45 +74,25 @@ func HCL(path string, src []byte, fs []finding.Finding, others map[string][]byte
 	if err != nil {
 		return declineAll(fs, fmt.Sprintf("the fixed file would %v; fix it by hand", err))
 	}
-	for _, other := range sortedKeys(others) {
-		if other == path {
-			continue
+	for _, kind := range []string{"target", "group", "variable", "function"} {
+		k := kind
+		if kind == "variable" || kind == "function" {
+			k = "bake " + kind
 		}
-		if !strings.HasSuffix(other, ".hcl") {
-			// docker-bake.json, compose.yaml: bake merges them too; a
-			// removed name anywhere in their text keeps it.
-			if name, ok := mentionsGone(others[other], p.gone); ok {
-				return declineAll(fs, fmt.Sprintf("%s, which bake loads with it, names %s; fix them together by hand", other, name))
-			}
-			continue
-		}
-		if err := checkHCL(other, others[other], p.gone); err != nil {
-			return declineAll(fs, fmt.Sprintf("%s, loaded with it by bake, would still %v; fix them together by hand", other, err))
+		for _, name := range sortedNames(p.gone[kind]) {
+			plan.Gone = append(plan.Gone, Name{Kind: k, Name: name})
 		}
 	}
 	return plan
 }
 
-// mentionsGone reports a removed block's name that text holds as a word.
-func mentionsGone(text []byte, gone map[string]map[string]bool) (string, bool) {
-	for _, kind := range []string{"variable", "function", "target", "group"} {
-		for name := range gone[kind] {
-			re := regexp.MustCompile(`(^|[^A-Za-z0-9_.-])` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9_.-])`)
-			if re.Match(text) {
-				return name, true
-			}
-		}
-	}
-	return "", false
-}
-
-func sortedKeys(m map[string][]byte) []string {
-	keys := make([]string, 0, len(m))
+func sortedNames(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
 	for k := range m {
-		keys = append(keys, k)
+		out = append(out, k)
 	}
-	sort.Strings(keys)
-	return keys
+	sort.Strings(out)
+	return out
 }
 
 type hclPlan struct {
@@ -124,6 +104,8 @@ type hclPlan struct {
 	cut    *lineCut
 	inline []Edit
 	gone   map[string]map[string]bool // removed block names by type
+	lists  map[hclsyntax.Expression]*inlineList
+	order  []hclsyntax.Expression // lists in the order first met
 }
 
 // in reports the findings whose start lies in r.
@@ -212,8 +194,8 @@ func collections(expr hclsyntax.Expression) []hclsyntax.Expression {
 func (p *hclPlan) element(expr hclsyntax.Expression, i int) {
 	o := p.offs[i]
 	var best hcl.Range
-	var next, prev *hcl.Range
-	found := false
+	var in *inlineList
+	k := -1
 	for _, n := range collections(expr) {
 		var items []hcl.Range
 		switch e := n.(type) {
@@ -226,21 +208,18 @@ func (p *hclPlan) element(expr hclsyntax.Expression, i int) {
 				items = append(items, hcl.RangeBetween(it.KeyExpr.Range(), it.ValueExpr.Range()))
 			}
 		}
-		for k, r := range items {
-			if o >= r.Start.Byte && o < r.End.Byte && (!found || r.End.Byte-r.Start.Byte <= best.End.Byte-best.Start.Byte) {
-				best, found, next, prev = r, true, nil, nil
-				if k+1 < len(items) {
-					nx := items[k+1]
-					next = &nx
+		for j, r := range items {
+			if o >= r.Start.Byte && o < r.End.Byte && (k < 0 || r.End.Byte-r.Start.Byte <= best.End.Byte-best.Start.Byte) {
+				best, k = r, j
+				if p.lists[n] == nil {
+					p.lists[n] = &inlineList{items: items, removed: map[int]bool{}}
+					p.order = append(p.order, n)
 				}
-				if k > 0 {
-					pv := items[k-1]
-					prev = &pv
-				}
+				in = p.lists[n]
 			}
 		}
 	}
-	if !found {
+	if k < 0 {
 		p.decline([]int{i}, "not in an element of a list or object an attribute holds (directly, or through compact/concat); change it by hand")
 		return
 	}
@@ -249,14 +228,51 @@ func (p *hclPlan) element(expr hclsyntax.Expression, i int) {
 		p.cut.remove(best.Start.Line, best.End.Line)
 		return
 	}
-	switch {
-	case next != nil && next.Start.Line == best.End.Line:
-		p.inline = append(p.inline, Edit{Start: best.Start.Byte, End: next.Start.Byte})
-	case prev != nil && prev.End.Line == best.Start.Line:
-		p.inline = append(p.inline, Edit{Start: prev.End.Byte, End: best.End.Byte})
-	default:
-		p.fixed[i] = false
-		p.decline([]int{i}, "the element shares its lines in a way a fix cannot cut cleanly; remove it by hand")
+	in.removed[k] = true
+	in.finding = append(in.finding, i)
+}
+
+// inlineList is a list or object some of whose elements, sharing their
+// lines with others, a fix removes.
+type inlineList struct {
+	items   []hcl.Range
+	removed map[int]bool
+	finding []int // the findings those removals answer
+}
+
+// inlineEdits cut each run of removed elements that share lines with the
+// rest, with one comma: up to the next element where it follows on the
+// same line, else from the previous one's end (a run that is the whole
+// list is declined: an emptied list is rarely what was meant). Removing
+// runs, not single elements, keeps the
+// edits of neighbours from overlapping.
+func (p *hclPlan) inlineEdits() {
+	for _, n := range p.order {
+		l := p.lists[n]
+		for k := 0; k < len(l.items); k++ {
+			if !l.removed[k] {
+				continue
+			}
+			m := k
+			for m+1 < len(l.items) && l.removed[m+1] {
+				m++
+			}
+			first, last := l.items[k], l.items[m]
+			switch {
+			case m+1 < len(l.items) && l.items[m+1].Start.Line == last.End.Line:
+				p.inline = append(p.inline, Edit{Start: first.Start.Byte, End: l.items[m+1].Start.Byte})
+			case k > 0 && l.items[k-1].End.Line == first.Start.Line:
+				p.inline = append(p.inline, Edit{Start: l.items[k-1].End.Byte, End: last.End.Byte})
+			default:
+				for _, i := range l.finding {
+					if o := p.offs[i]; o >= first.Start.Byte && o < last.End.Byte {
+						p.fixed[i] = false
+						p.decline([]int{i}, "the element shares its lines in a way a fix cannot cut cleanly; remove it by hand")
+					}
+				}
+			}
+			k = m
+		}
 	}
 }
 
@@ -322,18 +338,60 @@ func checkHCL(path string, src []byte, gone map[string]map[string]bool) error {
 				problem = fmt.Sprintf("call the removed function %s (line %d)", e.Name, e.NameRange.Start.Line)
 			}
 		case *hclsyntax.TemplateExpr:
-			v, ok := literal(e)
-			v = strings.TrimPrefix(v, "target:") // contexts = { x = "target:NAME" }
-			if ok && (gone["target"][v] && !declared["target "+v] || gone["group"][v] && !declared["group "+v]) {
-				problem = fmt.Sprintf("name the removed target %s (line %d)", v, e.SrcRange.Start.Line)
+			// contexts = { x = "target:NAME" } names a target anywhere.
+			if v, ok := literal(e); ok && strings.HasPrefix(v, "target:") {
+				problem = namesGone(strings.TrimPrefix(v, "target:"), e.SrcRange.Start.Line, gone, declared)
 			}
 		}
 		return nil
 	})
+	// A plain string names a target or group only in a group's targets
+	// or a target's inherits (elsewhere "x" is a tag, a stage, a value).
+	var lists func(b *hclsyntax.Body)
+	lists = func(b *hclsyntax.Body) {
+		for _, a := range sortedAttrs(b.Attributes) {
+			if a.Name != "targets" && a.Name != "inherits" {
+				continue
+			}
+			_ = hclsyntax.VisitAll(a.Expr, func(n hclsyntax.Node) hcl.Diagnostics {
+				if e, ok := n.(*hclsyntax.TemplateExpr); ok && problem == "" {
+					if v, ok := literal(e); ok {
+						problem = namesGone(v, e.SrcRange.Start.Line, gone, declared)
+					}
+				}
+				return nil
+			})
+		}
+		for _, nb := range b.Blocks {
+			lists(nb.Body)
+		}
+	}
+	if problem == "" {
+		lists(body)
+	}
 	if problem != "" {
 		return errors.New(problem)
 	}
 	return nil
+}
+
+// namesGone says how v names a removed target or group that no block
+// declares any more, "" when it does not.
+func namesGone(v string, line int, gone map[string]map[string]bool, declared map[string]bool) string {
+	if gone["target"][v] && !declared["target "+v] || gone["group"][v] && !declared["group "+v] {
+		return fmt.Sprintf("name the removed target %s (line %d)", v, line)
+	}
+	return ""
+}
+
+// sortedAttrs are a body's attributes in source order (HCL gives a map).
+func sortedAttrs(m hclsyntax.Attributes) []*hclsyntax.Attribute {
+	out := make([]*hclsyntax.Attribute, 0, len(m))
+	for _, a := range m {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].SrcRange.Start.Byte < out[j].SrcRange.Start.Byte })
+	return out
 }
 
 // literal is the text of a template without interpolations.

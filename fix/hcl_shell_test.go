@@ -57,7 +57,35 @@ func runPlans(t *testing.T, plan func([]byte, []finding.Finding) Plan, cases []p
 }
 
 func TestHCLRemovals(t *testing.T) {
-	runPlans(t, func(src []byte, fs []finding.Finding) Plan { return HCL("docker-bake.hcl", src, fs, nil) }, []planCase{
+	runPlans(t, func(src []byte, fs []finding.Finding) Plan { return HCL("docker-bake.hcl", src, fs) }, []planCase{
+		// Fourth review of issue 17: neighbours removed inline made
+		// overlapping edits and the whole file was refused.
+		{
+			name:    "neighbouring elements on one line go as one run",
+			src:     "group \"default\" {\n  targets = [\"a\", \"mc-one\", \"mc-two\", \"b\"]\n}\ngroup \"ci\" {\n  targets = [\"a\", \"mc-one\", \"mc-two\"]\n}\n",
+			needles: [][2]string{{ruleStage, `mc-one", "mc-two", "b`}, {ruleStage, `mc-two", "b`}, {ruleStage, `mc-one", "mc-two"]`}, {ruleStage, `mc-two"]`}},
+			want:    "group \"default\" {\n  targets = [\"a\", \"b\"]\n}\ngroup \"ci\" {\n  targets = [\"a\"]\n}\n",
+		},
+		{
+			name:     "a whole list on one line is not emptied",
+			src:      "group \"default\" {\n  targets = [\"mc-one\", \"mc-two\"]\n}\n",
+			needles:  [][2]string{{ruleStage, `mc-one`}, {ruleStage, `mc-two`}},
+			want:     "group \"default\" {\n  targets = [\"mc-one\", \"mc-two\"]\n}\n",
+			declined: 2,
+		},
+		{
+			name:     "inherits keeps it",
+			src:      "target \"mc-one\" {\n  tags = [\"x\"]\n}\n\ntarget \"app\" {\n  inherits = [\"mc-one\"]\n}\n",
+			needles:  [][2]string{{ruleStage, `mc-one" {`}},
+			want:     "target \"mc-one\" {\n  tags = [\"x\"]\n}\n\ntarget \"app\" {\n  inherits = [\"mc-one\"]\n}\n",
+			declined: 1,
+		},
+		{
+			name:    "a string that is a tag, not a target, does not keep a removed target",
+			src:     "target \"mc-one\" {\n  tags = [\"x\"]\n}\n\ntarget \"app\" {\n  tags = [\"mc-one\"]\n  target = \"mc-one\"\n}\n",
+			needles: [][2]string{{ruleStage, `mc-one" {`}},
+			want:    "target \"app\" {\n  tags = [\"mc-one\"]\n  target = \"mc-one\"\n}\n",
+		},
 		{
 			name: "blocks, a list element on its own line, an object item, an element inline",
 			src: `variable "A" {
@@ -260,6 +288,48 @@ func TestShellReview(t *testing.T) {
 			needles: [][2]string{{ruleCache, "MC_KEY"}},
 			want:    "set -e\n\n# buildgate:ignore BG102 -- the nightly bisect job\n\necho \"${MC_BRANCH}\"\n",
 		},
+		// Fourth review of issue 17: reads that are not expansions.
+		{
+			name:     "a variable tested with -v, printed with declare -p, or passed bare with --build-arg stays",
+			src:      "MC_BRANCH=\"v1\"\n[[ -v MC_BRANCH ]] && echo set\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH="}},
+			want:     "MC_BRANCH=\"v1\"\n[[ -v MC_BRANCH ]] && echo set\n",
+			declined: 1,
+		},
+		{
+			name:     "declare -p",
+			src:      "export MC_BRANCH=\"v1\"\ndeclare -p MC_BRANCH\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH="}},
+			want:     "export MC_BRANCH=\"v1\"\ndeclare -p MC_BRANCH\n",
+			declined: 1,
+		},
+		{
+			name:     "--build-arg NAME passes the environment's value",
+			src:      "export MC_BRANCH=\"v1\"\ndocker build --build-arg MC_BRANCH .\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH="}},
+			want:     "export MC_BRANCH=\"v1\"\ndocker build --build-arg MC_BRANCH .\n",
+			declined: 1,
+		},
+		{
+			name:     "a prefix expansion lists it",
+			src:      "MC_BRANCH=\"v1\"\nfor v in \"${!MC_@}\"; do echo \"$v\"; done\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH="}},
+			want:     "MC_BRANCH=\"v1\"\nfor v in \"${!MC_@}\"; do echo \"$v\"; done\n",
+			declined: 1,
+		},
+		{
+			name:     "a sourced file may read it",
+			src:      "export MC_BRANCH=\"v1\"\nsource ./common.sh\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH="}},
+			want:     "export MC_BRANCH=\"v1\"\nsource ./common.sh\n",
+			declined: 1,
+		},
+		{
+			name:    "a comment naming it does not keep it",
+			src:     "MC_BRANCH=\"v1\"\n\n# MC_BRANCH was the source build's branch\necho done\n",
+			needles: [][2]string{{ruleArg, "MC_BRANCH="}},
+			want:    "# MC_BRANCH was the source build's branch\necho done\n",
+		},
 		{
 			name:    "the #! line stays when the paragraph under it goes",
 			src:     "#!/bin/bash\nMC_BRANCH=\"v0.3.13\"\n\necho done\n",
@@ -343,12 +413,32 @@ func TestHCLOtherFiles(t *testing.T) {
 	src := "variable \"MC_BRANCH\" {\n  default = \"v1\"\n}\n"
 	fs := []finding.Finding{on(t, ruleArg, src, `"MC_BRANCH"`)}
 	other := map[string][]byte{"docker/docker-bake-rocm.hcl": []byte("target \"t\" {\n  target = MC_BRANCH != \"\" ? \"a\" : \"b\"\n}\n")}
-	if p := HCL("docker/ci-rocm.hcl", []byte(src), fs, other); len(p.Edits) != 0 || len(p.Declined) != 1 || !strings.Contains(p.Declined[0].Reason, "docker/docker-bake-rocm.hcl") {
-		t.Errorf("%+v", p)
+	if why := resolved(t, "docker/ci-rocm.hcl", src, HCL("docker/ci-rocm.hcl", []byte(src), fs), other); !strings.Contains(why, "docker/docker-bake-rocm.hcl") {
+		t.Errorf("refused for %q", why)
 	}
-	if p := HCL("docker/ci-rocm.hcl", []byte(src), fs, map[string][]byte{"x.hcl": []byte("target \"t\" {}\n")}); len(p.Edits) == 0 {
-		t.Errorf("a file that does not use it blocked the fix: %+v", p.Declined)
+	if why := resolved(t, "docker/ci-rocm.hcl", src, HCL("docker/ci-rocm.hcl", []byte(src), fs), map[string][]byte{"x.hcl": []byte("target \"t\" {}\n")}); why != "" {
+		t.Errorf("a file that does not use it blocked the fix: %s", why)
 	}
+}
+
+// resolved is why Resolve refuses a plan of the file at path, with the
+// other files as given ("" when it stands).
+func resolved(t *testing.T, path, src string, p Plan, others map[string][]byte) string {
+	t.Helper()
+	if len(p.Edits) == 0 {
+		t.Fatalf("no edits planned: %+v", p.Declined)
+	}
+	fixed, err := Apply([]byte(src), p.Edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Change{Path: path, Old: []byte(src), New: fixed, Gone: p.Gone}
+	var files []string
+	for f := range others {
+		files = append(files, f)
+	}
+	Resolve([]*Change{c}, files, func(f string) ([]byte, bool) { b, ok := others[f]; return b, ok })
+	return c.Refused
 }
 
 // A name a compose file or bake JSON bake merges still holds stays (third
@@ -357,7 +447,7 @@ func TestHCLBakeJSON(t *testing.T) {
 	src := "target \"mooncake-rocm-ci\" {\n  target = \"export_mc\"\n}\n"
 	fs := []finding.Finding{on(t, ruleStage, src, `"mooncake-rocm-ci" {`)}
 	other := map[string][]byte{"docker-bake.override.json": []byte(`{"group":{"default":{"targets":["app","mooncake-rocm-ci"]}}}`)}
-	if p := HCL("docker-bake.hcl", []byte(src), fs, other); len(p.Edits) != 0 {
-		t.Errorf("removed a target bake JSON still names: %+v", p)
+	if why := resolved(t, "docker-bake.hcl", src, HCL("docker-bake.hcl", []byte(src), fs), other); why == "" {
+		t.Error("removed a target bake JSON still names")
 	}
 }

@@ -82,11 +82,15 @@ func Shell(path string, src []byte, fs []finding.Finding) Plan {
 		return plan
 	}
 	fixed, err := Apply(src, edits)
+	var gone []string
 	if err == nil {
-		err = checkShell(path, fixed, p.names)
+		gone, err = checkShell(path, fixed, p.names)
 	}
 	if err != nil {
 		return declineAll(fs, fmt.Sprintf("the fixed script would %v; fix it by hand", err))
+	}
+	for _, n := range gone {
+		plan.Gone = append(plan.Gone, Name{Kind: "variable", Name: n})
 	}
 	return plan
 }

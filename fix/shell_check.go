@@ -3,6 +3,7 @@ package fix
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -164,11 +165,19 @@ func (p *shPlan) recordsOnly(name string, depth int) bool {
 // the function the command was in (where no assignment is left there), or
 // anywhere (where none is left in the file). A
 // valueless export/local/declare does not set it.
-func checkShell(path string, src []byte, removed map[string]map[string]bool) error {
+//
+// It returns the names no assignment is left for: those must not be
+// named anywhere else in the script either (`[[ -v NAME ]]`, `declare -p
+// NAME`, `--build-arg NAME` passing the environment's value, a prefix
+// `${!NAME@}`), nor may the script source another file (which could read
+// them); other files are Resolve's.
+func checkShell(path string, src []byte, removed map[string]map[string]bool) ([]string, error) {
 	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), path)
 	if err != nil {
-		return fmt.Errorf("not parse (%w)", err)
+		return nil, fmt.Errorf("not parse (%w)", err)
 	}
+	var prefixes []string // ${!PREFIX@} and ${!PREFIX*}
+	sources := ""         // the first file the script sources
 	// Assignments and reads by function ("" for the top and everything
 	// outside functions).
 	sets := map[string]map[string]bool{}
@@ -196,6 +205,15 @@ func checkShell(path string, src []byte, removed map[string]map[string]bool) err
 			case *syntax.ParamExp:
 				if x.Param != nil {
 					reads[fn] = append(reads[fn], read{x.Param.Value, x.Pos().Line()})
+					if x.Excl && x.Names != 0 {
+						prefixes = append(prefixes, x.Param.Value)
+					}
+				}
+			case *syntax.CallExpr:
+				if len(x.Args) > 1 && sources == "" {
+					if c := x.Args[0].Lit(); c == "source" || c == "." {
+						sources = fmt.Sprintf("%s (line %d)", literalText(x.Args[1]), x.Pos().Line())
+					}
 				}
 			case *syntax.ArithmExp, *syntax.ArithmCmd:
 				syntax.Walk(x, func(a syntax.Node) bool {
@@ -228,9 +246,36 @@ func checkShell(path string, src []byte, removed map[string]map[string]bool) err
 			inFn := fn != "" && removed[fn][r.name] && !sets[fn][r.name]
 			global := removedAnywhere[r.name] && !setAnywhere[r.name]
 			if inFn || global {
-				return fmt.Errorf("read %s, which only a removed command set (line %d)", r.name, r.line)
+				return nil, fmt.Errorf("read %s, which only a removed command set (line %d)", r.name, r.line)
 			}
 		}
 	}
-	return nil
+	var gone []string
+	for n := range removedAnywhere {
+		if !setAnywhere[n] {
+			gone = append(gone, n)
+		}
+	}
+	sort.Strings(gone)
+	if len(gone) == 0 {
+		return nil, nil
+	}
+	if sources != "" {
+		return nil, fmt.Errorf("source %s, which may read %s", sources, gone[0])
+	}
+	for _, pre := range prefixes {
+		for _, n := range gone {
+			if strings.HasPrefix(n, pre) {
+				return nil, fmt.Errorf("list the variables named %s… (${!%s@}), %s among them", pre, pre, n)
+			}
+		}
+	}
+	names := make([]Name, len(gone))
+	for i, n := range gone {
+		names[i] = Name{Kind: "variable", Name: n}
+	}
+	if n, line, ok := wordIn(src, names); ok {
+		return nil, fmt.Errorf("name %s, which only a removed command set (line %d)", n.Name, line)
+	}
+	return gone, nil
 }

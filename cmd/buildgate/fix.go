@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -52,14 +49,16 @@ With --diff nothing is written: the changes are printed as a unified diff
 (for patch -p1) and the exit status is 1 when there are any.
 
 Exit status: 0 when nothing is left to fix, 1 when findings remain that
-have no fix (they are listed) or, with --diff, when there are changes; 2
-for a usage, configuration or policy error.`,
+have no fix (all are listed; as with lint, only those of --fail-on's
+severity or above count) or, with --diff, when there are changes; 2 for
+a usage, configuration or policy error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runFix(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, args)
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.diff, "diff", false, "print the changes as a unified diff and write nothing; exit 1 when there are changes")
+	fl.StringVar(&f.lint.failOn, "fail-on", "error", "lowest severity of a finding left without a fix that makes the exit status 1: error, warning, note or never")
 	fl.StringArrayVar(&f.rules, "rule", nil, "fix only the findings of this rule (id or name), repeatable")
 	fl.StringVar(&f.lint.config, "config", "", "configuration file (default: .buildgate.yaml at the root, else the built-in default)")
 	fl.StringVar(&f.lint.root, "root", "", "repository root (default: the git top level, else the current directory)")
@@ -112,6 +111,10 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	failRank, ok := failOnRank(f.lint.failOn)
+	if !ok {
+		return usageErr("--fail-on %q: want error, warning, note or never", f.lint.failOn)
+	}
 	root, out, rules, err := lintOnce(ctx, f.lint, args)
 	if err != nil {
 		return err
@@ -133,18 +136,10 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	// never fixed.
 	byPath := map[string][]finding.Finding{}
 	for _, fd := range out.Findings {
-		if fd.Path == "" || len(want) > 0 && !want[fd.Rule] {
-			continue
-		}
-		if fd.Fix != nil || fix.SourceBuildRule(fd.Name) {
+		if fixable(fd) && (len(want) == 0 || want[fd.Rule]) {
 			byPath[fd.Path] = append(byPath[fd.Path], fd)
 		}
 	}
-	paths := make([]string, 0, len(byPath))
-	for p := range byPath {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
 	// Suppressed findings, by file: an edit that would take one away is
 	// refused with the whole file's fix (a suppressed step inside a stage
 	// the fix would remove, the suppression comment itself).
@@ -152,64 +147,41 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	for _, fd := range out.Suppressed {
 		suppressed[fd.Path] = append(suppressed[fd.Path], fd)
 	}
-	changed, failed := 0, 0
-	why := map[string][]string{} // why findings were not fixed, by whyKey, in file order
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return usageErr("%v", err)
 	}
 	defer func() { _ = r.Close() }()
-	bakes := bakeFiles(r, out.Paths)
-	for _, p := range paths {
-		// A link or special file is neither planned nor written (fix
-		// writes through no link), and says so; the other files go on.
-		skip := func(reason string) {
-			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", p, reason)
-			for _, fd := range byPath[p] {
-				why[whyKey(fd)] = append(why[whyKey(fd)], reason)
-			}
-		}
-		if st, err := r.Lstat(filepath.FromSlash(p)); err == nil && !st.Mode().IsRegular() {
-			skip("not a regular file (a link is never written through; fix its target)")
-			continue
-		}
-		old, err := safefile.In(r, p, loader.DefaultMaxFileSize)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			skip(safefile.Describe(err))
-			continue
-		}
-		edits, bad := fileEdits(p, old, byPath[p], bakes, why)
-		if bad == "" {
-			bad = coversSuppressed(old, edits, suppressed[p])
-		}
-		if bad != "" {
-			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", p, bad)
+	changed, failed := 0, 0
+	// Why findings were not fixed, by whyKey, in file order: findings keep
+	// their order across the re-lint (a fix moves lines, never reorders
+	// them), so reasons are taken in the same order.
+	why := map[string][]string{}
+	for _, ff := range planFixes(r, out.Paths, byPath, suppressed) {
+		p := ff.path
+		if ff.refused != "" {
 			// Nothing in the file changes: every finding of it stays, for
 			// this reason.
-			for _, fd := range byPath[p] {
-				delete(why, whyKey(fd))
-			}
-			for _, fd := range byPath[p] {
-				why[whyKey(fd)] = append(why[whyKey(fd)], bad)
+			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", p, ff.refused)
+			for _, fd := range ff.fixables {
+				why[whyKey(fd)] = append(why[whyKey(fd)], ff.refused)
 			}
 			continue
 		}
-		updated, err := fix.Apply(old, edits)
-		if err != nil {
-			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %v\n", p, err)
-			continue
+		for _, d := range ff.plan.Declined {
+			why[whyKey(d.Finding)] = append(why[whyKey(d.Finding)], d.Reason)
 		}
-		if string(updated) == string(old) {
+		if string(ff.new) == string(ff.old) {
 			continue
 		}
 		changed++
 		if f.diff {
-			if _, err := io.WriteString(stdout, fix.Diff(p, old, updated)); err != nil {
+			if _, err := io.WriteString(stdout, fix.Diff(p, ff.old, ff.new)); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := safefile.Rewrite(root, p, updated); err != nil {
+		if err := safefile.Rewrite(root, p, ff.new); err != nil {
 			fmt.Fprintf(stderr, "buildgate: %s: not written: %s\n", p, safefile.Describe(err))
 			failed++
 			continue
@@ -244,7 +216,9 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		return nil
 	}
 	var b strings.Builder
+	failing := false
 	for _, fd := range left {
+		failing = failing || finding.SeverityRank(fd.Severity) >= failRank
 		reason := "no fix for it (yet)"
 		if rs := why[whyKey(fd)]; len(rs) > 0 {
 			reason, why[whyKey(fd)] = rs[0], rs[1:]
@@ -254,6 +228,9 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	fmt.Fprintf(&b, "%d %s fixed; %d %s left without a fix\n", changed, plural(changed, "file"), len(left), plural(len(left), "finding"))
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return err
+	}
+	if !failing {
+		return nil
 	}
 	return &exitError{code: exitFindings}
 }
@@ -265,62 +242,9 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// fileEdits are the edits of one file: the findings' own fixes, and the
-// removal a source-build finding calls for where the file's kind has a
-// planner (Dockerfiles today). Why a finding is left is recorded in why.
-// A fix that does not fit the file makes the whole file's fix fail.
-func fileEdits(path string, src []byte, fds []finding.Finding, bakes map[string][]byte, why map[string][]string) ([]fix.Edit, string) {
-	var edits []fix.Edit
-	var removals []finding.Finding
-	for _, fd := range fds {
-		if fd.Fix == nil {
-			removals = append(removals, fd)
-			continue
-		}
-		e, err := fix.For(src, fd.Fix.Pos, fd.Fix.Replacement)
-		if err != nil {
-			return nil, fmt.Sprintf("the fix of %s %s does not fit the file: %v", fd.Rule, report.Where(fd), err)
-		}
-		edits = append(edits, e)
-	}
-	if len(removals) == 0 {
-		return edits, ""
-	}
-	plan, ok := planRemoval(path, src, removals, bakes)
-	if !ok {
-		for _, fd := range removals {
-			why[whyKey(fd)] = append(why[whyKey(fd)], "no removal for this kind of file")
-		}
-		return edits, ""
-	}
-	// Findings keep their order across the re-lint (a fix moves lines,
-	// never reorders them), so reasons are taken in the same order.
-	for _, d := range plan.Declined {
-		why[whyKey(d.Finding)] = append(why[whyKey(d.Finding)], d.Reason)
-	}
-	return append(edits, plan.Edits...), ""
-}
-
 // whyKey names findings across the re-lint after fixing, when their
 // lines may have moved: file, rule and message (findings that share them
 // are told apart by their order).
 func whyKey(fd finding.Finding) string {
 	return fd.Path + "\x00" + fd.Rule + "\x00" + fd.Message
-}
-
-// coversSuppressed says why a file's edits are refused when one removes
-// the place of a suppressed finding, "" when none does.
-func coversSuppressed(src []byte, edits []fix.Edit, sup []finding.Finding) string {
-	for _, fd := range sup {
-		off, _, err := fix.Offsets(src, fd.Pos)
-		if err != nil {
-			continue
-		}
-		for _, e := range edits {
-			if off >= e.Start && off < e.End {
-				return fmt.Sprintf("the fix would remove %s, whose %s finding is suppressed; fix the file by hand or lift the suppression", report.Where(fd), fd.Rule)
-			}
-		}
-	}
-	return ""
 }

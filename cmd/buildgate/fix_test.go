@@ -159,3 +159,53 @@ func TestFixThirdReview(t *testing.T) {
 		t.Errorf("pin added after a continued line: %q\n%s", b, r.stderr)
 	}
 }
+
+// Fourth review of issue 17: a removal another file still needs is
+// refused across files (a declined bake target still naming a stage, a
+// script still naming a target, a suppressed bake variable still reading
+// an exported one), bake files fixed together are idempotent, and a note
+// left without a fix does not fail the run unless --fail-on asks.
+func TestFixFourthReview(t *testing.T) {
+	const pin = "mooncake-transfer-engine-rocm >= 0.3.13\n"
+	df := "FROM rocm/x AS base\n\nFROM base AS build_mooncake\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake\n\nFROM base\nRUN echo hi\n"
+	bake := "target \"rocm\" {\n  dockerfile = \"docker/Dockerfile.rocm\"\n  target     = \"build_mooncake\"\n}\n"
+	script := "#!/bin/bash\ndocker buildx bake -f docker/docker-bake.hcl rocm\n"
+	dir := writeTree(t, map[string]string{"requirements/rocm.txt": pin, "docker/Dockerfile.rocm": df, "docker/docker-bake.hcl": bake, "scripts/build.sh": script})
+	r := runBin(t, dir, "fix", "--root", ".")
+	for rel, want := range map[string]string{"docker/Dockerfile.rocm": df, "docker/docker-bake.hcl": bake, "scripts/build.sh": script} {
+		if b, _ := os.ReadFile(filepath.Join(dir, rel)); string(b) != want {
+			t.Errorf("%s changed though what it removes is still named:\n%s", rel, b)
+		}
+	}
+	if r.code != 1 || !strings.Contains(r.stdout, "scripts/build.sh would still name the target rocm") ||
+		!strings.Contains(r.stdout, "docker/docker-bake.hcl would still name the stage build_mooncake") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	sh := "#!/bin/bash\nexport MOONCAKE_BRANCH=\"v2\"\ndocker buildx bake app\n"
+	dir = writeTree(t, map[string]string{
+		"requirements/rocm.txt":  pin,
+		"docker/docker-bake.hcl": "# buildgate:ignore BG102 -- the nightly job\nvariable \"MOONCAKE_BRANCH\" {\n  default = \"\"\n}\n\ntarget \"app\" {\n  dockerfile = \"docker/Dockerfile\"\n}\n",
+		"docker/ci.hcl":          "group \"default\" {\n  targets = [\n    \"app\",\n    \"mooncake-rocm-ci\",\n  ]\n}\n",
+		"docker/mc.hcl":          "target \"mooncake-rocm-ci\" {\n  dockerfile = \"docker/Dockerfile\"\n}\n",
+		"scripts/build.sh":       sh,
+	})
+	r = runBin(t, dir, "fix", "--root", ".")
+	if b, _ := os.ReadFile(filepath.Join(dir, "scripts/build.sh")); string(b) != sh || !strings.Contains(r.stdout, "docker/docker-bake.hcl would still name the variable MOONCAKE_BRANCH") {
+		t.Errorf("an export a kept bake variable reads was removed: %q\n%s", b, r.stdout)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "docker/mc.hcl")); len(b) != 0 {
+		t.Errorf("the target another fixed bake file stopped naming stayed: %q\n%s%s", b, r.stdout, r.stderr)
+	}
+	if r = runBin(t, dir, "fix", "--root", ".", "--diff"); r.code != 0 || r.stdout != "" {
+		t.Errorf("second run: exit %d\n%s", r.code, r.stdout)
+	}
+
+	dir = writeTree(t, map[string]string{"requirements/rocm.txt": pin + "numpy  # buildgate:ignore BG202 -- stale\n", "docker/Dockerfile.rocm": "FROM rocm/x\nCOPY requirements/rocm.txt /r.txt\n"})
+	if r = runBin(t, dir, "fix", "--root", "."); r.code != 0 || !strings.Contains(r.stdout, "BG003") {
+		t.Errorf("a note left: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r = runBin(t, dir, "fix", "--root", ".", "--fail-on", "note"); r.code != 1 {
+		t.Errorf("--fail-on note: exit %d", r.code)
+	}
+}

@@ -1,29 +1,156 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
-	"path"
+	"path/filepath"
+	"sort"
 
 	"github.com/buildgate/buildgate/finding"
 	"github.com/buildgate/buildgate/fix"
 	"github.com/buildgate/buildgate/internal/safefile"
 	"github.com/buildgate/buildgate/loader"
+	"github.com/buildgate/buildgate/report"
 )
 
+// fileFix is what a fix run does to one file: the text it gets, the
+// removal's plan (which findings it answers, which it declines and why),
+// or why none of it is made.
+type fileFix struct {
+	path     string
+	old, new []byte
+	plan     fix.Plan
+	refused  string // why the file is left as it is, "" when it is fixed
+	skipped  bool   // not read or not a regular file: nothing written
+	fixables []finding.Finding
+}
+
+// fixable reports whether fix may act on a finding: it carries a fix, or
+// it is a source-build finding a removal may answer. Suppressed findings
+// are not among the findings at all, so they are never fixed.
+func fixable(fd finding.Finding) bool {
+	return fd.Path != "" && (fd.Fix != nil || fix.SourceBuildRule(fd.Name))
+}
+
+// planFixes plans the fix of every file with fixable findings (byPath),
+// as buildgate fix makes it and reports offer it: each file's own edits
+// first, then, across files, a removal that another file (as it will be)
+// still names is refused (fix.Resolve). linted are the run's files.
+func planFixes(r *os.Root, linted []string, byPath, suppressed map[string][]finding.Finding) []*fileFix {
+	paths := make([]string, 0, len(byPath))
+	for p := range byPath {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var out []*fileFix
+	var changes []*fix.Change
+	byChange := map[*fix.Change]*fileFix{}
+	for _, p := range paths {
+		ff := &fileFix{path: p, fixables: byPath[p]}
+		out = append(out, ff)
+		if st, err := r.Lstat(filepath.FromSlash(p)); err == nil && !st.Mode().IsRegular() {
+			ff.refused, ff.skipped = "not a regular file (a link is never written through; fix its target)", true
+			continue
+		}
+		old, err := safefile.In(r, p, loader.DefaultMaxFileSize)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			ff.refused, ff.skipped = safefile.Describe(err), true
+			continue
+		}
+		ff.old = old
+		edits, bad := fileEdits(ff)
+		if bad == "" {
+			bad = coversSuppressed(old, edits, suppressed[p])
+		}
+		if bad != "" {
+			ff.refused = bad
+			continue
+		}
+		updated, err := fix.Apply(old, edits)
+		if err != nil {
+			ff.refused = err.Error()
+			continue
+		}
+		ff.new = updated
+		c := &fix.Change{Path: p, Old: old, New: updated, Gone: ff.plan.Gone}
+		changes = append(changes, c)
+		byChange[c] = ff
+	}
+	fix.Resolve(changes, append(append([]string(nil), linted...), fix.Near(linted)...), func(p string) ([]byte, bool) {
+		b, err := safefile.In(r, p, loader.DefaultMaxFileSize)
+		return b, err == nil
+	})
+	for _, c := range changes {
+		if c.Refused != "" {
+			byChange[c].refused = c.Refused
+		}
+	}
+	return out
+}
+
+// fileEdits are the edits of one file: the findings' own fixes, and the
+// removal its source-build findings call for where the file's kind has a
+// planner (whose plan is kept in ff.plan). A fix that does not fit the
+// file makes the whole file's fix fail, with the reason.
+func fileEdits(ff *fileFix) ([]fix.Edit, string) {
+	var edits []fix.Edit
+	var removals []finding.Finding
+	for _, fd := range ff.fixables {
+		if fd.Fix == nil {
+			removals = append(removals, fd)
+			continue
+		}
+		e, err := fix.For(ff.old, fd.Fix.Pos, fd.Fix.Replacement)
+		if err != nil {
+			return nil, fmt.Sprintf("the fix of %s %s does not fit the file: %v", fd.Rule, report.Where(fd), err)
+		}
+		edits = append(edits, e)
+	}
+	if len(removals) == 0 {
+		return edits, ""
+	}
+	plan, ok := planRemoval(ff.path, ff.old, removals)
+	if !ok {
+		for _, fd := range removals {
+			plan.Declined = append(plan.Declined, fix.Declined{Finding: fd, Reason: "no removal for this kind of file"})
+		}
+	}
+	ff.plan = plan
+	return append(edits, plan.Edits...), ""
+}
+
 // planRemoval plans the removal of the source build from one file, for its
-// kind (false when its kind has no planner). bakes are the repository's
-// bake files, which bake loads together.
-func planRemoval(path string, src []byte, fds []finding.Finding, bakes map[string][]byte) (fix.Plan, bool) {
+// kind (false when its kind has no planner).
+func planRemoval(path string, src []byte, fds []finding.Finding) (fix.Plan, bool) {
 	kind, _ := loader.DetectName(path)
 	switch kind {
 	case loader.KindDockerfile:
 		return fix.Dockerfile(path, src, fds), true
 	case loader.KindHCL:
-		return fix.HCL(path, src, fds, bakes), true
+		return fix.HCL(path, src, fds), true
 	case loader.KindShell:
 		return fix.Shell(path, src, fds), true
 	}
 	return fix.Plan{}, false
+}
+
+// coversSuppressed says why a file's edits are refused when one removes
+// the place of a suppressed finding, "" when none does.
+func coversSuppressed(src []byte, edits []fix.Edit, sup []finding.Finding) string {
+	for _, fd := range sup {
+		off, _, err := fix.Offsets(src, fd.Pos)
+		if err != nil {
+			continue
+		}
+		for _, e := range edits {
+			if off >= e.Start && off < e.End {
+				return fmt.Sprintf("the fix would remove %s, whose %s finding is suppressed; fix the file by hand or lift the suppression", report.Where(fd), fd.Rule)
+			}
+		}
+	}
+	return ""
 }
 
 // withRemovalFixes returns the findings with, on each source-build finding
@@ -31,96 +158,54 @@ func planRemoval(path string, src []byte, fds []finding.Finding, bakes map[strin
 // and reviewdog suggestions carry it; issue 17): the run of lines (or the
 // words) buildgate fix removes around the finding, with the comments that
 // head it and a blank line it would leave. Findings that one removal
-// answers (a stage and the steps in it) carry the same edit.
-func withRemovalFixes(root string, paths []string, fds, suppressed []finding.Finding) []finding.Finding {
-	byPath := map[string][]int{}
-	for i, fd := range fds {
-		if fd.Fix == nil && fd.Path != "" && fix.SourceBuildRule(fd.Name) {
-			byPath[fd.Path] = append(byPath[fd.Path], i)
+// answers (a stage and the steps in it) carry the same edit. The plan is
+// buildgate fix's own, so no report offers what fix would refuse.
+func withRemovalFixes(root string, linted []string, fds, suppressed []finding.Finding) []finding.Finding {
+	byPath, sup := map[string][]finding.Finding{}, map[string][]finding.Finding{}
+	removal := false
+	for _, fd := range fds {
+		if fixable(fd) {
+			byPath[fd.Path] = append(byPath[fd.Path], fd)
+			removal = removal || fd.Fix == nil
 		}
 	}
-	if len(byPath) == 0 {
+	if !removal {
 		return fds
+	}
+	for _, fd := range suppressed {
+		sup[fd.Path] = append(sup[fd.Path], fd)
 	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return fds
 	}
 	defer func() { _ = r.Close() }()
-	out := append([]finding.Finding(nil), fds...)
-	bakes := bakeFiles(r, paths)
-	for path, idx := range byPath {
-		src, err := safefile.In(r, path, loader.DefaultMaxFileSize)
-		if err != nil {
+	type at struct {
+		path string
+		pos  finding.Pos
+	}
+	offered := map[at]finding.Fix{}
+	for _, ff := range planFixes(r, linted, byPath, sup) {
+		if ff.refused != "" || len(ff.plan.Edits) == 0 {
 			continue
 		}
-		group := make([]finding.Finding, len(idx))
-		for k, i := range idx {
-			group[k] = fds[i]
-		}
-		plan, ok := planRemoval(path, src, group, bakes)
-		if !ok || len(plan.Edits) == 0 {
-			continue
-		}
-		// What buildgate fix refuses (a removal over a suppressed
-		// finding), no report offers either.
-		var sup []finding.Finding
-		for _, f := range suppressed {
-			if f.Path == path {
-				sup = append(sup, f)
-			}
-		}
-		if coversSuppressed(src, plan.Edits, sup) != "" {
-			continue
-		}
-		fixed := map[finding.Pos]bool{}
-		for _, f := range plan.Fixed {
-			fixed[f.Pos] = true
-		}
-		for _, i := range idx {
-			if !fixed[fds[i].Pos] {
-				continue
-			}
-			off, _, err := fix.Offsets(src, fds[i].Pos)
+		for _, f := range ff.plan.Fixed {
+			off, _, err := fix.Offsets(ff.old, f.Pos)
 			if err != nil {
 				continue
 			}
-			if e, ok := fix.Covering(plan.Edits, off); ok {
-				fd := out[i]
-				fd.Fix = &finding.Fix{Description: "remove this part of the source build (buildgate fix)", Replacement: e.Text, Pos: fix.PosOf(src, e.Start, e.End)}
-				out[i] = fd
+			if e, ok := fix.Covering(ff.plan.Edits, off); ok {
+				offered[at{ff.path, f.Pos}] = finding.Fix{Description: "remove this part of the source build (buildgate fix)", Replacement: e.Text, Pos: fix.PosOf(ff.old, e.Start, e.End)}
 			}
 		}
 	}
-	return out
-}
-
-// bakeLoads are the files `docker buildx bake` merges by default beside
-// its HCL files (Docker's lookup order): a name a fix removes from a bake
-// file must not be used there either.
-var bakeLoads = []string{"docker-bake.json", "docker-bake.override.json", "compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"}
-
-// bakeFiles reads the bake files among paths and the files bake merges
-// with them, in the root and in each bake file's directory (through the
-// root, size bounded; one that cannot be read is left out).
-func bakeFiles(r *os.Root, paths []string) map[string][]byte {
-	out := map[string][]byte{}
-	dirs := map[string]bool{".": true}
-	for _, p := range paths {
-		if k, _ := loader.DetectName(p); k != loader.KindHCL {
+	out := append([]finding.Finding(nil), fds...)
+	for i, fd := range out {
+		if fd.Fix != nil {
 			continue
 		}
-		if b, err := safefile.In(r, p, loader.DefaultMaxFileSize); err == nil {
-			out[p] = b
-		}
-		dirs[path.Dir(p)] = true
-	}
-	for d := range dirs {
-		for _, name := range bakeLoads {
-			p := path.Join(d, name)
-			if b, err := safefile.In(r, p, loader.DefaultMaxFileSize); err == nil {
-				out[p] = b
-			}
+		if x, ok := offered[at{fd.Path, fd.Pos}]; ok {
+			out[i].Fix = &x
 		}
 	}
 	return out
