@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/buildgate/buildgate/loader"
@@ -254,6 +255,22 @@ func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter fu
 	if !ok {
 		return iter(ast.BooleanTerm(true))
 	}
+	// One answer per file and set of needles: the streaming evaluation
+	// asks the same question of a file in every batch (relevance).
+	var key strings.Builder
+	key.WriteString("contains\x00")
+	key.WriteString(path)
+	arr.Foreach(func(t *ast.Term) {
+		key.WriteByte(0)
+		if n, isStr := t.Value.(ast.String); isStr {
+			key.WriteString(string(n))
+		} else {
+			key.WriteString("\x01not a string")
+		}
+	})
+	if v, hit := s.answers.Load(key.String()); hit {
+		return iter(ast.BooleanTerm(v.(bool)))
+	}
 	low := s.lowered(path, raw)
 	found := false
 	var argErr error
@@ -271,6 +288,7 @@ func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter fu
 	if argErr != nil {
 		return argErr
 	}
+	s.answers.Store(key.String(), found)
 	return iter(ast.BooleanTerm(found))
 }
 

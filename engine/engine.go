@@ -41,6 +41,9 @@ type Engine struct {
 	// no user policy is loaded, says which documents the rules read beyond
 	// their kind, path and errors: only those are converted in full.
 	selector *rego.PreparedEvalQuery
+	// BatchBytes bounds the source text one evaluation holds converted
+	// (DefaultBatchBytes when 0); see stream.
+	BatchBytes int64
 }
 
 // SelectRef is the rule that narrows which documents are converted.

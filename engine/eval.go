@@ -34,11 +34,11 @@ func (e *Engine) Eval(ctx context.Context, in Input) ([]finding.Finding, error) 
 		return e.EvalConverted(ctx, in, val)
 	}
 	ctx = withSources(ctx, in.Documents)
-	val, err := e.selectAndConvert(ctx, in)
-	if err != nil {
-		return nil, err
+	batch := e.BatchBytes
+	if batch <= 0 {
+		batch = DefaultBatchBytes
 	}
-	return e.EvalConverted(ctx, in, val)
+	return e.stream(ctx, in, batch)
 }
 
 // EvalConverted is Eval over an input ConvertInput has converted.
@@ -49,6 +49,17 @@ func (e *Engine) EvalConverted(ctx context.Context, in Input, val ast.Value) ([]
 	if _, ok := ctx.Value(sourcesKey{}).(*sources); !ok {
 		ctx = withSources(ctx, in.Documents)
 	}
+	out, err := e.evalQueries(ctx, val, nil)
+	if err != nil {
+		return nil, err
+	}
+	finding.Sort(out)
+	return out, nil
+}
+
+// evalQueries runs every prepared query over val and makes the findings
+// of those whose path keep accepts (all of them for a nil keep).
+func (e *Engine) evalQueries(ctx context.Context, val ast.Value, keep func(path string) bool) ([]finding.Finding, error) {
 	var out []finding.Finding
 	for _, q := range e.queries {
 		rs, err := q.prepared.Eval(ctx, rego.EvalParsedInput(val))
@@ -72,11 +83,12 @@ func (e *Engine) EvalConverted(ctx context.Context, in Input, val ast.Value) ([]
 				if f.Path == "" && loc != nil {
 					f.Path = pathOf(val, loc)
 				}
-				out = append(out, f)
+				if keep == nil || keep(f.Path) {
+					out = append(out, f)
+				}
 			}
 		}
 	}
-	finding.Sort(out)
 	return out, nil
 }
 

@@ -1,4 +1,6 @@
-// Selection: converting in full only the documents the policies read.
+// Streaming evaluation: converting only the documents the policies read,
+// and evaluating them a batch at a time beside the others' stubs (issue
+// 16), so that memory is bounded by a batch, not by the repository.
 
 package engine
 
@@ -6,8 +8,12 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"runtime"
 	"sort"
+	"sync"
 
+	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/loader"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 )
@@ -17,14 +23,44 @@ import (
 // makes another file that names it matter).
 const maxSelectRounds = 8
 
-// selectAndConvert converts in full only the documents the selector asks
-// for, and gives the others as stubs: {kind, path, errors}. It runs the
-// selector until it asks for nothing new.
-func (e *Engine) selectAndConvert(ctx context.Context, in Input) (ast.Value, error) {
-	terms := make([]*ast.Term, len(in.Documents))
-	byPath := make(map[string]int, len(in.Documents))
+// DefaultBatchBytes is how much source text one evaluation holds converted
+// in full: the documents of a batch, as Rego values, are some sixty times
+// their text (positions are objects; measured on vLLM's Dockerfiles), so
+// 256 KB of sources is about 16 MB.
+const DefaultBatchBytes = 256 << 10
+
+// firstBatch is how many batches' worth of documents the first batch keeps
+// from the selection, which converts them anyway: a repository whose
+// selected files fit (vLLM's 25, 250 KB) is converted once, in one
+// evaluation, as before streaming; a larger one pays a second parse and
+// conversion for the rest, batch by batch, to keep memory bounded.
+const firstBatch = 4
+
+// stream evaluates the built-in pack (a selector, no user policy) over
+// the input without ever holding every document converted:
+//
+//  1. Selection: every document starts as {kind, path, errors}; the
+//     selector (data.buildgate.select.paths) names the ones the rules
+//     read, over stubs of those already named (the fields the pack reads
+//     across files: stubShapes), until it names nothing new. Each named
+//     document is parsed and converted once here, kept whole while the
+//     first batch has room, and otherwise only its stub is kept.
+//  2. Batches: the first holds the documents kept whole and every
+//     unselected one; the others the remaining selected documents, up to
+//     batchBytes of source each, parsed and converted again in their turn.
+//     Each evaluation sees its batch whole and every other selected
+//     document as its stub, which is all the pack reads of them, so a
+//     document's findings are those a single evaluation would give
+//     (TestStreamEquivalence). Findings are taken for the batch's own
+//     documents; a finding on no document (a missing requirements file,
+//     which BG201 reports when any source build is found: in any batch)
+//     is taken from every batch, once.
+func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]finding.Finding, error) {
+	n := len(in.Documents)
+	bare := make([]*ast.Term, n)
+	docPaths := make(map[string]int, n)
 	for i, d := range in.Documents {
-		byPath[d.DocPath()] = i
+		docPaths[d.DocPath()] = i
 		errs, err := toTerm(reflect.ValueOf(d.DocErrors()))
 		if err != nil {
 			return nil, err
@@ -32,7 +68,7 @@ func (e *Engine) selectAndConvert(ctx context.Context, in Input) (ast.Value, err
 		if len(d.DocErrors()) == 0 {
 			errs = ast.ArrayTerm()
 		}
-		terms[i] = ast.ObjectTerm(
+		bare[i] = ast.ObjectTerm(
 			[2]*ast.Term{ast.StringTerm("kind"), ast.StringTerm(string(d.DocKind()))},
 			[2]*ast.Term{ast.StringTerm("path"), ast.StringTerm(d.DocPath())},
 			[2]*ast.Term{ast.StringTerm("errors"), errs},
@@ -42,25 +78,38 @@ func (e *Engine) selectAndConvert(ctx context.Context, in Input) (ast.Value, err
 	if err != nil {
 		return nil, err
 	}
-	build := func() ast.Value {
+	cfgTerm := ast.NewTerm(cfg)
+	names := requirementsNamer(cfg)
+	build := func(docs []*ast.Term) ast.Value {
 		return ast.NewObject(
-			[2]*ast.Term{ast.StringTerm("documents"), ast.ArrayTerm(terms...)},
-			[2]*ast.Term{ast.StringTerm("config"), ast.NewTerm(cfg)},
+			[2]*ast.Term{ast.StringTerm("documents"), ast.ArrayTerm(docs...)},
+			[2]*ast.Term{ast.StringTerm("config"), cfgTerm},
 		)
 	}
-	full := make([]bool, len(in.Documents))
+	stubs := make([]*ast.Term, n) // set once selected
+	whole := make([]*ast.Term, n) // set while in the batch being evaluated
+	var mu sync.Mutex
+	kept := int64(0)
 	for round := 0; round < maxSelectRounds; round++ {
-		rs, err := e.selector.Eval(ctx, rego.EvalParsedInput(build()))
+		view := make([]*ast.Term, n)
+		for i := range view {
+			view[i] = bare[i]
+			if stubs[i] != nil {
+				view[i] = stubs[i]
+			}
+		}
+		rs, err := e.selector.Eval(ctx, rego.EvalParsedInput(build(view)))
 		if err != nil {
 			return nil, fmt.Errorf("selecting documents: %w", err)
 		}
 		var todo []int
 		if len(rs) > 0 {
+			named := map[int]bool{}
 			paths, _ := rs[0].Bindings["x"].([]any)
 			for _, p := range paths {
 				s, _ := p.(string)
-				if i, ok := byPath[s]; ok && !full[i] {
-					full[i] = true
+				if i, ok := docPaths[s]; ok && stubs[i] == nil && !named[i] {
+					named[i] = true
 					todo = append(todo, i)
 				}
 			}
@@ -69,9 +118,129 @@ func (e *Engine) selectAndConvert(ctx context.Context, in Input) (ast.Value, err
 			break
 		}
 		sort.Ints(todo)
-		if err := convertDocs(in.Documents, todo, terms); err != nil {
+		err = convertEach(in.Documents, todo, func(i int, t *ast.Term) {
+			s := stub(string(in.Documents[i].DocKind()), t, names)
+			size := int64(len(in.Documents[i].DocSource()))
+			mu.Lock()
+			defer mu.Unlock()
+			stubs[i] = s
+			if kept+size <= firstBatch*batchBytes {
+				whole[i], kept = t, kept+size
+			}
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
-	return build(), nil
+	// The batches, in document order within each.
+	var first []int
+	var rest [][]int
+	var cur []int
+	curBytes := int64(0)
+	for i := range in.Documents {
+		switch {
+		case stubs[i] == nil || whole[i] != nil:
+			first = append(first, i)
+		default:
+			size := int64(len(in.Documents[i].DocSource()))
+			if len(cur) > 0 && curBytes+size > batchBytes {
+				rest, cur, curBytes = append(rest, cur), nil, 0
+			}
+			cur, curBytes = append(cur, i), curBytes+size
+		}
+	}
+	if len(cur) > 0 {
+		rest = append(rest, cur)
+	}
+	batches := append([][]int{first}, rest...)
+	var out []finding.Finding
+	in0 := make([]bool, n)
+	repoLevel := map[string]bool{}
+	for _, batch := range batches {
+		var convert []int
+		for _, i := range batch {
+			in0[i] = true
+			if stubs[i] != nil && whole[i] == nil {
+				convert = append(convert, i)
+			}
+		}
+		if err := convertEach(in.Documents, convert, func(i int, t *ast.Term) {
+			mu.Lock()
+			whole[i] = t
+			mu.Unlock()
+		}); err != nil {
+			return nil, err
+		}
+		docs := make([]*ast.Term, 0, n)
+		for i := range in.Documents {
+			switch {
+			case in0[i] && whole[i] != nil:
+				docs = append(docs, whole[i])
+			case in0[i]:
+				docs = append(docs, bare[i])
+			case stubs[i] != nil:
+				docs = append(docs, stubs[i])
+			}
+		}
+		fs, err := e.evalQueries(ctx, build(docs), func(path string) bool {
+			i, ok := docPaths[path]
+			return !ok || in0[i]
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fs {
+			if _, ok := docPaths[f.Path]; !ok {
+				k := fmt.Sprintf("%s\x00%s\x00%v\x00%s", f.Rule, f.Path, f.Pos, f.Message)
+				if repoLevel[k] {
+					continue
+				}
+				repoLevel[k] = true
+			}
+			out = append(out, f)
+		}
+		for _, i := range batch {
+			in0[i], whole[i] = false, nil
+		}
+	}
+	finding.Sort(out)
+	return out, nil
+}
+
+// convertEach converts the documents at the given indexes in parallel
+// (GOMAXPROCS workers), handing each term to done as it is made: a
+// document waiting to be parsed is parsed now, and its parse let go once
+// converted.
+func convertEach(docs []loader.Document, idx []int, done func(int, *ast.Term)) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	errs := make([]error, len(idx))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(idx)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				t, err := toTerm(reflect.ValueOf(loader.Parsed(docs[idx[k]])))
+				if err != nil {
+					errs[k] = err
+					continue
+				}
+				done(idx[k], t)
+			}
+		}()
+	}
+	for k := range idx {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,0 +1,175 @@
+// Stubs: what the built-in pack reads of a document while it evaluates
+// another one (issue 16's streaming evaluation).
+
+package engine
+
+import (
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// shape says which parts of a converted document to keep: a nil shape
+// keeps the value whole; otherwise an object keeps the listed keys (the
+// key "*" stands for every key: a map such as an HCL document's targets)
+// each pruned by its own shape, and an array prunes each element by the
+// same shape. A shape with a filter keeps only the array elements (objects)
+// whose field filter.field passes filter.keep.
+type shape struct {
+	keys   map[string]*shape
+	filter *filter
+}
+
+type filter struct {
+	field string
+	keep  func(ast.Value) bool
+}
+
+// stubShapes are, by kind, the fields the built-in pack reads of the
+// documents it does not report on in an evaluation: the repository's
+// facts. Stage names and what each stage builds FROM, and bake targets'
+// `target` attributes, give the source build's known names
+// (lib/sourcebuild.rego: stages_of, targets_of); instruction text, shell
+// words and HCL attribute text that name a configured requirements file
+// say whether a build file names it (lib/pin.rego: names_file; the others
+// are left out, so that every batch does not walk every instruction of
+// the repository); requirements files' includes, package names, hashes
+// and options give the -r graph, whether the pin is carried and pip's
+// hash-checking mode. Everything else (positions, RUN scripts, values) is
+// only read for findings on the document itself. TestStreamEquivalence
+// holds this list to the pack: a field missing here changes findings
+// there.
+func stubShapes(kind string, names func(ast.Value) bool) *shape {
+	obj := func(keys map[string]*shape) *shape { return &shape{keys: keys} }
+	whole := (*shape)(nil)
+	common := func(m map[string]*shape) *shape {
+		m["kind"], m["path"], m["errors"] = whole, whole, whole
+		return obj(m)
+	}
+	naming := func(field string, keys map[string]*shape) *shape {
+		return &shape{keys: keys, filter: &filter{field: field, keep: names}}
+	}
+	switch kind {
+	case "dockerfile":
+		ins := naming("original", map[string]*shape{"original": whole})
+		return common(map[string]*shape{
+			"preamble": ins,
+			"stages":   obj(map[string]*shape{"name": whole, "base": obj(map[string]*shape{"value": whole}), "instructions": ins}),
+		})
+	case "hcl":
+		attr := naming("text", map[string]*shape{"name": whole, "value": whole, "text": whole})
+		target := &shape{keys: map[string]*shape{"name": whole, "value": whole}, filter: &filter{field: "name", keep: func(v ast.Value) bool {
+			s, ok := v.(ast.String)
+			return ok && s == "target"
+		}}}
+		inner := obj(map[string]*shape{"attributes": attr})
+		for range 2 {
+			inner = obj(map[string]*shape{"attributes": attr, "blocks": inner})
+		}
+		return common(map[string]*shape{
+			"attributes": attr,
+			"blocks":     inner,
+			"targets":    obj(map[string]*shape{"*": obj(map[string]*shape{"attributes": target})}),
+		})
+	case "shell":
+		return common(map[string]*shape{
+			"commands": obj(map[string]*shape{"words": naming("text", map[string]*shape{"text": whole})}),
+		})
+	case "requirements":
+		return common(map[string]*shape{
+			"includes":     obj(map[string]*shape{"kind": whole, "path": whole}),
+			"requirements": obj(map[string]*shape{"normalized": whole, "hashes": whole}),
+			"options":      obj(map[string]*shape{"name": whole}),
+		})
+	}
+	return common(map[string]*shape{})
+}
+
+// stub prunes a converted document of the given kind to its stub; names
+// says whether a text names a configured requirements file.
+func stub(kind string, t *ast.Term, names func(ast.Value) bool) *ast.Term {
+	return ast.NewTerm(prune(t.Value, stubShapes(kind, names)))
+}
+
+func prune(v ast.Value, s *shape) ast.Value {
+	if s == nil {
+		return v
+	}
+	switch x := v.(type) {
+	case *ast.Array:
+		out := make([]*ast.Term, 0, x.Len())
+		for i := 0; i < x.Len(); i++ {
+			el := x.Elem(i).Value
+			if s.filter != nil {
+				o, ok := el.(ast.Object)
+				if !ok {
+					continue
+				}
+				f := o.Get(ast.StringTerm(s.filter.field))
+				if f == nil || !s.filter.keep(f.Value) {
+					continue
+				}
+			}
+			out = append(out, ast.NewTerm(prune(el, s)))
+		}
+		return ast.NewArray(out...)
+	case ast.Object:
+		var kept [][2]*ast.Term
+		all, every := s.keys["*"]
+		x.Foreach(func(k, val *ast.Term) {
+			name, isStr := k.Value.(ast.String)
+			if !isStr {
+				return
+			}
+			sub, ok := s.keys[string(name)]
+			if !ok && every {
+				sub, ok = all, true
+			}
+			if ok {
+				kept = append(kept, [2]*ast.Term{k, ast.NewTerm(prune(val.Value, sub))})
+			}
+		})
+		return ast.NewObject(kept...)
+	}
+	return v
+}
+
+// requirementsNamer says whether a text names one of the requirements
+// files the configuration's migrations list (input.config.migrations[].
+// requirements), as lib/pin.rego's names_file asks.
+func requirementsNamer(cfg ast.Value) func(ast.Value) bool {
+	var paths []string
+	if obj, ok := cfg.(ast.Object); ok {
+		if ms := obj.Get(ast.StringTerm("migrations")); ms != nil {
+			if arr, ok := ms.Value.(*ast.Array); ok {
+				arr.Foreach(func(m *ast.Term) {
+					mo, ok := m.Value.(ast.Object)
+					if !ok {
+						return
+					}
+					if rs := mo.Get(ast.StringTerm("requirements")); rs != nil {
+						if ra, ok := rs.Value.(*ast.Array); ok {
+							ra.Foreach(func(r *ast.Term) {
+								if s, ok := r.Value.(ast.String); ok && s != "" {
+									paths = append(paths, string(s))
+								}
+							})
+						}
+					}
+				})
+			}
+		}
+	}
+	return func(v ast.Value) bool {
+		s, ok := v.(ast.String)
+		if !ok {
+			return false
+		}
+		for _, p := range paths {
+			if strings.Contains(string(s), p) {
+				return true
+			}
+		}
+		return false
+	}
+}
