@@ -2,13 +2,18 @@ package fix
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/buildgate/buildgate/loader"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Name is something a fix removes from one file that another file can
@@ -24,103 +29,121 @@ type Name struct {
 
 func (n Name) String() string { return n.Kind + " " + n.Name }
 
-// fromHCL reports whether the name is a bake file's own, which another
-// bake file can use structurally (checkHCL), not only by its text.
-func (n Name) fromHCL() bool {
+// hclKind is the block type of a bake file's own name, "" for others.
+func (n Name) hclKind() string {
 	switch n.Kind {
-	case "target", "group", "bake variable", "bake function":
-		return true
-	}
-	return false
-}
-
-// textual reports whether another file naming it as a word can break:
-// a bake variable or function is used only by bake files, which are
-// checked structurally.
-func (n Name) textual() bool { return n.Kind != "bake variable" && n.Kind != "bake function" }
-
-// Named says where the file at path, with the text it will have once
-// fixed, still names one of gone (names another file's fix removes), ""
-// when it names none. Bake files are parsed (a target, group, variable or
-// function still used, as bake merges them); any other file is read as
-// text without its comment lines, a name counting where it stands as a
-// word: a stage name is matched without regard to case (buildkit lowers
-// it). That is conservative: a name in a string or an unrelated command
-// keeps the removal out, never the other way. A Dockerfile or a
-// requirements file names none of them (a stage is another Dockerfile's,
-// a target bake's, a variable reaches a Dockerfile only through a build
-// argument something else passes).
-func Named(p string, text []byte, gone []Name) string {
-	if k, ok := loader.DetectName(p); len(gone) == 0 || ok && (k == loader.KindDockerfile || k == loader.KindRequirements) {
-		return ""
-	}
-	if strings.HasSuffix(p, ".hcl") {
-		byKind := map[string]map[string]bool{"variable": {}, "function": {}, "target": {}, "group": {}}
-		var rest []Name
-		for _, n := range gone {
-			switch {
-			case n.fromHCL():
-				byKind[strings.TrimPrefix(n.Kind, "bake ")][n.Name] = true
-			default:
-				rest = append(rest, n)
-			}
-		}
-		if err := checkHCL(p, text, byKind); err != nil {
-			if strings.HasPrefix(err.Error(), "not parse") {
-				return "" // its own finding (BG001) stands; nothing to check
-			}
-			return err.Error()
-		}
-		gone = rest
-	}
-	if n, line, ok := wordIn(text, gone); ok {
-		return fmt.Sprintf("name the %s (line %d)", n, line)
+	case "target", "group":
+		return n.Kind
+	case "bake variable", "bake function":
+		return strings.TrimPrefix(n.Kind, "bake ")
 	}
 	return ""
 }
 
-// wordIn finds the first of names (those that text can name) standing as
-// a word in a line of text that is not a comment. Stage names are
-// compared without regard to ASCII case, the others exactly; the text is
-// bytes (no regular expression, which a name of invalid UTF-8 breaks).
-func wordIn(text []byte, names []Name) (Name, int, bool) {
-	var ns []Name
-	for _, n := range names {
-		if n.textual() && n.Name != "" {
-			ns = append(ns, n)
+// A name stands as a word where the bytes around it cannot belong to it:
+// a variable is letters, digits and '_' ("$MC.tar.gz", "$MC-rocm" name
+// MC); a bake target or group may hold '-' but not '.' (`--set
+// NAME.platform=`, `target.NAME.tags`); a stage may hold both (buildkit:
+// [a-z][a-z0-9-_.]*) and is compared without regard to case.
+func wordClass(kind string) func(byte) bool {
+	alnum := func(c byte) bool {
+		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	switch kind {
+	case "stage":
+		return func(c byte) bool { return alnum(c) || c == '-' || c == '.' }
+	case "target", "group":
+		return func(c byte) bool { return alnum(c) || c == '-' }
+	}
+	return alnum
+}
+
+// universe is every name some change removes, by the class of word it is
+// found as, for lookups while a file is read once.
+type universe struct {
+	byClass map[string]map[string][]Name // "stage" (lower case), "target", "variable" -> word -> names
+	prefix  bool                         // some variable could be listed by prefix
+	needles [][]byte                     // lower case, for the cheap pre-check
+}
+
+func newUniverse(changes []*Change) *universe {
+	u := &universe{byClass: map[string]map[string][]Name{"stage": {}, "target": {}, "variable": {}}}
+	seen := map[Name]bool{}
+	for _, c := range changes {
+		for _, n := range c.Gone {
+			if seen[n] || n.Name == "" {
+				continue
+			}
+			seen[n] = true
+			class, word := "variable", n.Name
+			switch n.Kind {
+			case "stage":
+				class, word = "stage", strings.ToLower(n.Name)
+			case "target", "group":
+				class = "target"
+			case "variable":
+				u.prefix = true
+			}
+			u.byClass[class][word] = append(u.byClass[class][word], n)
+			u.needles = append(u.needles, []byte(strings.ToLower(n.Name)))
 		}
 	}
-	if len(ns) == 0 {
-		return Name{}, 0, false
+	return u
+}
+
+// mentions are the names of the universe a file names, each with the
+// first line it does so on.
+type mentions map[Name]int
+
+func (m mentions) add(n Name, line int) {
+	if l, ok := m[n]; !ok || line < l {
+		m[n] = line
 	}
-	for i, line := range bytes.Split(text, []byte("\n")) {
-		t := bytes.TrimLeft(line, " \t")
-		if len(t) == 0 || t[0] == '#' || bytes.HasPrefix(t, []byte("//")) {
+}
+
+// words adds the names of the universe that text (starting at line) holds
+// as words; a bake file's own variables and functions only where bakeOwn
+// (bake JSON spells them ${NAME}; a script naming one only sets the
+// environment bake would read).
+//
+// In a script's literal words (shellLit) a variable's name only counts as
+// a whole word between the bytes a shell word can hold: `--build-arg
+// NAME`, `-v NAME`, `--build-arg=NAME`; "mc-ci" does not name $mc (an
+// expansion is a node of its own there, "$MC.tar.gz" names MC).
+func (u *universe) words(m mentions, text []byte, line int, bakeOwn, shellLit bool) {
+	for class, names := range u.byClass {
+		if len(names) == 0 {
 			continue
 		}
-		var lower []byte
-		for _, n := range ns {
-			hay, needle := line, []byte(n.Name)
-			if n.Kind == "stage" {
-				if lower == nil {
-					lower = asciiLower(line)
-				}
-				hay, needle = lower, asciiLower(needle)
+		in := wordClass(class)
+		if shellLit && class == "variable" {
+			in = wordClass("stage")
+		}
+		t := text
+		if class == "stage" {
+			t = asciiLower(text)
+		}
+		l := line
+		for i := 0; i < len(t); {
+			if t[i] == '\n' {
+				l++
 			}
-			for at := 0; at <= len(hay)-len(needle); {
-				k := bytes.Index(hay[at:], needle)
-				if k < 0 {
-					break
-				}
-				s, e := at+k, at+k+len(needle)
-				if (s == 0 || !wordByte(hay[s-1])) && (e == len(hay) || !wordByte(hay[e])) {
-					return n, i + 1, true
-				}
-				at = s + 1
+			if !in(t[i]) {
+				i++
+				continue
 			}
+			j := i
+			for j < len(t) && in(t[j]) {
+				j++
+			}
+			for _, n := range names[string(t[i:j])] {
+				if bakeOwn || n.Kind != "bake variable" && n.Kind != "bake function" {
+					m.add(n, l)
+				}
+			}
+			i = j
 		}
 	}
-	return Name{}, 0, false
 }
 
 // asciiLower lowers A-Z only, so that offsets stay those of the input.
@@ -135,34 +158,196 @@ func asciiLower(b []byte) []byte {
 	return out
 }
 
-// wordByte is a byte a name can hold: stage, target and variable names
-// are letters, digits, '_', '-' and '.'.
-func wordByte(c byte) bool {
-	return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+// errUnknown is a file whose names cannot be told: it could not be read
+// or parsed within buildgate's bounds.
+var errUnknown = errors.New("cannot be read within buildgate's bounds")
+
+// namesIn are the names of the universe the file at p names, as it will
+// be (text). A Dockerfile or a requirements file names none of them (a
+// stage is another Dockerfile's, a target bake's, a variable reaches a
+// Dockerfile only through a build argument something else passes).
+// Scripts are read through their syntax tree (words, quoted strings,
+// heredocs, expansions; not comments) and bake files through their
+// tokens (not comments) and, for their own kinds of names, structurally
+// (a variable or function used, a target in targets/inherits/target:/
+// target.NAME, not declared in the same file: bake merges them); other
+// files (bake JSON, compose files) as text without whole-line comments.
+func (u *universe) namesIn(p string, text []byte) (mentions, error) {
+	m := mentions{}
+	kind, known := loader.DetectName(p)
+	if known && (kind == loader.KindDockerfile || kind == loader.KindRequirements) {
+		return m, nil
+	}
+	low := asciiLower(text)
+	hit := u.prefix && (bytes.Contains(text, []byte("${!")) || bytes.Contains(text, []byte("compgen")))
+	for _, n := range u.needles {
+		if hit {
+			break
+		}
+		hit = bytes.Contains(low, n)
+	}
+	if !hit {
+		return m, nil
+	}
+	switch {
+	case strings.HasSuffix(p, ".hcl"):
+		if errs := loader.Parse(loader.KindHCL, p, text).DocErrors(); len(errs) > 0 {
+			return nil, fmt.Errorf("%w: %s", errUnknown, errs[0].Message)
+		}
+		f, diags := hclsyntax.ParseConfig(text, p, hcl.InitialPos)
+		if diags.HasErrors() {
+			return nil, fmt.Errorf("%w: %s", errUnknown, diags.Error())
+		}
+		declared, used := hclRefs(f.Body.(*hclsyntax.Body))
+		for word, line := range used {
+			kind, name, _ := strings.Cut(word, " ")
+			if declared[word] {
+				continue
+			}
+			for _, n := range u.byClass["variable"][name] {
+				if n.hclKind() == kind {
+					m.add(n, line)
+				}
+			}
+			for _, n := range u.byClass["target"][name] {
+				if n.hclKind() == kind || kind == "target" && n.Kind == "group" {
+					m.add(n, line)
+				}
+			}
+		}
+		toks, _ := hclsyntax.LexConfig(text, p, hcl.InitialPos)
+		for _, tok := range toks {
+			if tok.Type == hclsyntax.TokenComment {
+				continue
+			}
+			// The bake file's own kinds of names counted above; in its
+			// text, a stage (target = "NAME") or an environment variable
+			// (variable "NAME" reads it).
+			u.wordsExcept(m, tok.Bytes, tok.Range.Start.Line)
+		}
+	case known && kind == loader.KindShell || !known && shellLike(text):
+		if errs := loader.Parse(loader.KindShell, p, text).DocErrors(); len(errs) > 0 {
+			u.textWords(m, text, false)
+			return m, nil
+		}
+		// The loader read it, so bash's parser does too; should it not,
+		// the text stands in (comments and all: more names, never fewer).
+		if f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(text), p); err == nil {
+			u.shellWords(m, f)
+		} else {
+			u.textWords(m, text, false)
+		}
+	default:
+		u.textWords(m, text, strings.HasSuffix(p, ".json"))
+	}
+	return m, nil
 }
 
-// BakeLoads are the files `docker buildx bake` merges by default beside
-// its HCL files (Docker's lookup order): a name a fix removes from a bake
-// file must not be used there either.
-var BakeLoads = []string{"docker-bake.json", "docker-bake.override.json", "compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"}
+// shellLike reports whether a file without a known kind reads as a
+// script (a #! line naming a shell).
+func shellLike(text []byte) bool {
+	return bytes.HasPrefix(text, []byte("#!")) && bytes.Contains(bytes.SplitN(text, []byte("\n"), 2)[0], []byte("sh"))
+}
 
-// Near are the files whose text bake merges with the bake files among
-// paths: those of BakeLoads in the root and in each bake file's directory.
-func Near(paths []string) []string {
-	dirs := map[string]bool{".": true}
-	for _, p := range paths {
-		if strings.HasSuffix(p, ".hcl") {
-			dirs[path.Dir(p)] = true
+// wordsExcept is words for everything but a bake file's own kinds.
+func (u *universe) wordsExcept(m mentions, text []byte, line int) {
+	tmp := mentions{}
+	u.words(tmp, text, line, false, false)
+	for n, l := range tmp {
+		if n.hclKind() == "" {
+			m.add(n, l)
 		}
 	}
+}
+
+// textWords reads a file as text, whole-line comments (#, //) aside.
+func (u *universe) textWords(m mentions, text []byte, bakeOwn bool) {
+	for i, line := range bytes.Split(text, []byte("\n")) {
+		t := bytes.TrimLeft(line, " \t")
+		if len(t) == 0 || t[0] == '#' || bytes.HasPrefix(t, []byte("//")) {
+			continue
+		}
+		u.words(m, line, i+1, bakeOwn, false)
+		u.prefixes(m, line, i+1)
+	}
+}
+
+// prefixes adds the variables a text lists by prefix (${!MC_@},
+// compgen -v MC_).
+func (u *universe) prefixes(m mentions, text []byte, line int) {
+	if !u.prefix {
+		return
+	}
+	for _, pre := range listedPrefixes(text) {
+		u.byPrefix(m, pre, line)
+	}
+}
+
+func (u *universe) byPrefix(m mentions, pre string, line int) {
+	for word, names := range u.byClass["variable"] {
+		if strings.HasPrefix(word, pre) {
+			for _, n := range names {
+				if n.Kind == "variable" {
+					m.add(n, line)
+				}
+			}
+		}
+	}
+}
+
+// listedPrefixes finds ${!PREFIX@}, ${!PREFIX*} and `compgen -v PREFIX`
+// in text.
+func listedPrefixes(text []byte) []string {
 	var out []string
-	for d := range dirs {
-		for _, name := range BakeLoads {
-			out = append(out, path.Join(d, name))
+	s := string(text)
+	for {
+		i := strings.Index(s, "${!")
+		if i < 0 {
+			break
+		}
+		s = s[i+3:]
+		j := 0
+		for j < len(s) && wordClass("variable")(s[j]) {
+			j++
+		}
+		if j < len(s) && (s[j] == '@' || s[j] == '*') {
+			out = append(out, s[:j])
 		}
 	}
-	sort.Strings(out)
+	fs := strings.Fields(string(text))
+	for i := 0; i+2 < len(fs); i++ {
+		if fs[i] == "compgen" && fs[i+1] == "-v" {
+			out = append(out, strings.Trim(fs[i+2], `"'`))
+		}
+	}
 	return out
+}
+
+// shellWords reads a script's syntax tree: every literal, quoted string
+// and expansion (comments are not in the tree), and the prefixes it lists
+// variables by.
+func (u *universe) shellWords(m mentions, f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Lit:
+			u.words(m, []byte(x.Value), int(x.Pos().Line()), false, true)
+		case *syntax.SglQuoted:
+			u.words(m, []byte(x.Value), int(x.Pos().Line()), false, true)
+			u.prefixes(m, []byte(x.Value), int(x.Pos().Line()))
+		case *syntax.ParamExp:
+			if x.Param != nil {
+				u.words(m, []byte(x.Param.Value), int(x.Pos().Line()), false, false)
+				if x.Excl && x.Names != 0 && u.prefix {
+					u.byPrefix(m, x.Param.Value, int(x.Pos().Line()))
+				}
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) > 2 && x.Args[0].Lit() == "compgen" && x.Args[1].Lit() == "-v" && u.prefix {
+				u.byPrefix(m, literalText(x.Args[2]), int(x.Pos().Line()))
+			}
+		}
+		return true
+	})
 }
 
 // Change is one file's planned change in a fix run.
@@ -173,74 +358,143 @@ type Change struct {
 	Refused  string // why Resolve refused it, "" while it stands
 }
 
-// text is the file's text once the run is over.
-func (c *Change) text() []byte {
-	if c.Refused != "" {
-		return c.Old
-	}
-	return c.New
-}
-
 // Resolve refuses each change that removes a name another file still
 // names, as that file will be once the changes that stand are made: a
 // stage a script still builds with --target, a target a declined bake
 // file still groups, a variable a bake file still reads from the
 // environment. Refusing one change brings back what it removed, which
-// can refuse others; Resolve repeats until none is refused (it ends:
-// refusals only grow). files are the other files to look into (the
-// linted files and those bake merges); read gives the text of a file no
-// change is planned for, false when there is none to read.
-func Resolve(changes []*Change, files []string, read func(string) ([]byte, bool)) {
+// can refuse others; Resolve repeats until none is refused (refusals only
+// grow). files are the files to look into besides the changed ones (the
+// whole tree's build files, whatever the run's paths and excludes, and
+// the files bake merges); read gives the text of one, fs.ErrNotExist when
+// there is none. A file that cannot be read or parsed within bounds names
+// anything: every change with names to check is refused. Each file is
+// read once per text it has (its old one only when its change is
+// refused), so the work is linear in the tree and the names.
+func Resolve(ctx context.Context, changes []*Change, files []string, read func(string) ([]byte, error)) error {
+	u := newUniverse(changes)
+	if len(u.needles) == 0 {
+		return nil
+	}
 	byPath := map[string]*Change{}
-	gone := false
 	for _, c := range changes {
 		byPath[c.Path] = c
-		gone = gone || len(c.Gone) > 0
-	}
-	if !gone {
-		return
 	}
 	all := append([]string(nil), files...)
 	for _, c := range changes {
 		all = append(all, c.Path)
 	}
 	sort.Strings(all)
-	all = slices.Compact(all)
-	texts := map[string][]byte{}
-	textOf := func(p string) ([]byte, bool) {
+	all = compactStrings(all)
+	// who names what, as the files are now.
+	named := map[string]mentions{}
+	index := map[Name][]string{}
+	refuse := func(c *Change, why string) { c.Refused = why }
+	for _, p := range all {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var text []byte
 		if c, ok := byPath[p]; ok {
-			return c.text(), true
-		}
-		if t, ok := texts[p]; ok {
-			return t, t != nil
-		}
-		t, ok := read(p)
-		if !ok {
-			t = nil
-		}
-		texts[p] = t
-		return t, ok
-	}
-	for refused := true; refused; {
-		refused = false
-		for _, c := range changes {
-			if c.Refused != "" || len(c.Gone) == 0 {
+			text = c.New
+		} else {
+			t, err := read(p)
+			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			for _, o := range all {
-				if o == c.Path {
-					continue
+			if err != nil {
+				for _, c := range changes {
+					if len(c.Gone) > 0 && c.Refused == "" {
+						refuse(c, fmt.Sprintf("%s could not be read (%v), so what it names is unknown; fix it by hand", p, err))
+					}
 				}
-				t, ok := textOf(o)
-				if !ok {
-					continue
+				return nil
+			}
+			text = t
+		}
+		m, err := u.namesIn(p, text)
+		if err != nil {
+			for _, c := range changes {
+				if len(c.Gone) > 0 && c.Refused == "" && c.Path != p {
+					refuse(c, fmt.Sprintf("%s %v, so what it names is unknown; fix it by hand", p, err))
 				}
-				if why := Named(o, t, c.Gone); why != "" {
-					c.Refused = fmt.Sprintf("%s would still %s once fixed; fix them together by hand", o, why)
-					refused = true
+			}
+			return nil
+		}
+		named[p] = m
+		for n := range m {
+			index[n] = append(index[n], p)
+		}
+	}
+	check := func(c *Change) bool {
+		for _, n := range c.Gone {
+			for _, p := range index[n] {
+				if p != c.Path {
+					refuse(c, fmt.Sprintf("%s would still name the %s (line %d) once fixed; fix them together by hand", p, n, named[p][n]))
+					return true
+				}
+			}
+		}
+		return false
+	}
+	work := append([]*Change(nil), changes...)
+	for len(work) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c := work[0]
+		work = work[1:]
+		if c.Refused != "" || len(c.Gone) == 0 || !check(c) {
+			continue
+		}
+		// Its file keeps its old text: what that names counts now.
+		m, err := u.namesIn(c.Path, c.Old)
+		if err != nil {
+			m = nil
+		}
+		for n := range m {
+			if _, had := named[c.Path][n]; !had {
+				index[n] = append(index[n], c.Path)
+			}
+		}
+		named[c.Path] = m
+		for _, d := range changes {
+			if d.Refused != "" || d == c {
+				continue
+			}
+			for _, n := range d.Gone {
+				if _, ok := m[n]; ok {
+					work = append(work, d)
 					break
 				}
 			}
 		}
 	}
+	return nil
+}
+
+func compactStrings(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// BakeLoads are the files `docker buildx bake` merges by default beside
+// its HCL files (Docker's lookup order): a name a fix removes from a bake
+// file must not be used there either.
+var BakeLoads = []string{"docker-bake.json", "docker-bake.override.json", "compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"}
+
+// BakeLoad reports whether a path is one of BakeLoads by its base name.
+func BakeLoad(p string) bool {
+	base := path.Base(p)
+	for _, b := range BakeLoads {
+		if base == b {
+			return true
+		}
+	}
+	return false
 }

@@ -126,6 +126,10 @@ func (p *hclPlan) block(b *hclsyntax.Block) {
 	}
 	header := hcl.RangeBetween(b.TypeRange, b.OpenBraceRange)
 	if len(p.in(header)) > 0 {
+		if _, m := b.Body.Attributes["matrix"]; m && b.Type == "target" {
+			p.decline(all, "the target has a matrix: the names it makes (its name attribute) may be used elsewhere; remove it by hand")
+			return
+		}
 		r := b.Range()
 		if !p.ownLines(r) {
 			p.decline(all, "the block shares its lines with other content; remove it by hand")
@@ -304,59 +308,85 @@ func (p *hclPlan) decline(is []int, reason string) {
 
 // checkHCL parses a fixed bake file and looks for what the removal left
 // dangling: a removed variable or function still used, a removed target
-// or group still named in a list of targets.
+// or group still named (in a group's targets, a target's inherits,
+// `target:NAME`, `target.NAME.…`) where no block of the file declares it.
 func checkHCL(path string, src []byte, gone map[string]map[string]bool) error {
 	f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
 	if diags.HasErrors() {
 		return fmt.Errorf("not parse (%s)", diags.Error())
 	}
-	body := f.Body.(*hclsyntax.Body)
-	declared := map[string]bool{}
+	declared, used := hclRefs(f.Body.(*hclsyntax.Body))
+	type problem struct {
+		line int
+		text string
+	}
+	var ps []problem
+	for word, line := range used {
+		kind, name, _ := strings.Cut(word, " ")
+		switch {
+		case kind == "variable" && gone["variable"][name] && !declared[word]:
+			ps = append(ps, problem{line, fmt.Sprintf("use the removed variable %s (line %d)", name, line)})
+		case kind == "function" && gone["function"][name] && !declared[word]:
+			ps = append(ps, problem{line, fmt.Sprintf("call the removed function %s (line %d)", name, line)})
+		case kind == "target" && (gone["target"][name] && !declared["target "+name] || gone["group"][name] && !declared["group "+name]):
+			ps = append(ps, problem{line, fmt.Sprintf("name the removed target %s (line %d)", name, line)})
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	sort.Slice(ps, func(i, j int) bool {
+		return ps[i].line < ps[j].line || ps[i].line == ps[j].line && ps[i].text < ps[j].text
+	})
+	return errors.New(ps[0].text)
+}
+
+// hclRefs are what a bake file declares ("variable NAME", "function
+// NAME", "target NAME", "group NAME") and what it uses, with the first
+// line: "variable NAME" (a reference), "function NAME" (a call), "target
+// NAME" (target.NAME.…, `target:NAME`, or a plain string in a group's
+// targets or a target's inherits: elsewhere "x" is a tag, a stage, a
+// value).
+func hclRefs(body *hclsyntax.Body) (map[string]bool, map[string]int) {
+	declared, used := map[string]bool{}, map[string]int{}
+	use := func(k string, line int) {
+		if l, ok := used[k]; !ok || line < l {
+			used[k] = line
+		}
+	}
 	for _, b := range body.Blocks {
 		if len(b.Labels) > 0 {
 			declared[b.Type+" "+b.Labels[0]] = true
 		}
 	}
-	problem := ""
 	_ = hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
-		if problem != "" {
-			return nil
-		}
 		switch e := n.(type) {
 		case *hclsyntax.ScopeTraversalExpr:
-			if name := e.Traversal.RootName(); gone["variable"][name] && !declared["variable "+name] {
-				problem = fmt.Sprintf("use the removed variable %s (line %d)", name, e.SrcRange.Start.Line)
-			}
-			// target.NAME.tags: bake's reference to another target.
+			use("variable "+e.Traversal.RootName(), e.SrcRange.Start.Line)
 			if e.Traversal.RootName() == "target" && len(e.Traversal) > 1 {
-				if a, ok := e.Traversal[1].(hcl.TraverseAttr); ok && gone["target"][a.Name] && !declared["target "+a.Name] {
-					problem = fmt.Sprintf("use the removed target %s (line %d)", a.Name, e.SrcRange.Start.Line)
+				if a, ok := e.Traversal[1].(hcl.TraverseAttr); ok {
+					use("target "+a.Name, e.SrcRange.Start.Line)
 				}
 			}
 		case *hclsyntax.FunctionCallExpr:
-			if gone["function"][e.Name] && !declared["function "+e.Name] {
-				problem = fmt.Sprintf("call the removed function %s (line %d)", e.Name, e.NameRange.Start.Line)
-			}
+			use("function "+e.Name, e.NameRange.Start.Line)
 		case *hclsyntax.TemplateExpr:
-			// contexts = { x = "target:NAME" } names a target anywhere.
 			if v, ok := literal(e); ok && strings.HasPrefix(v, "target:") {
-				problem = namesGone(strings.TrimPrefix(v, "target:"), e.SrcRange.Start.Line, gone, declared)
+				use("target "+strings.TrimPrefix(v, "target:"), e.SrcRange.Start.Line)
 			}
 		}
 		return nil
 	})
-	// A plain string names a target or group only in a group's targets
-	// or a target's inherits (elsewhere "x" is a tag, a stage, a value).
 	var lists func(b *hclsyntax.Body)
 	lists = func(b *hclsyntax.Body) {
-		for _, a := range sortedAttrs(b.Attributes) {
+		for _, a := range b.Attributes {
 			if a.Name != "targets" && a.Name != "inherits" {
 				continue
 			}
 			_ = hclsyntax.VisitAll(a.Expr, func(n hclsyntax.Node) hcl.Diagnostics {
-				if e, ok := n.(*hclsyntax.TemplateExpr); ok && problem == "" {
+				if e, ok := n.(*hclsyntax.TemplateExpr); ok {
 					if v, ok := literal(e); ok {
-						problem = namesGone(v, e.SrcRange.Start.Line, gone, declared)
+						use("target "+v, e.SrcRange.Start.Line)
 					}
 				}
 				return nil
@@ -366,32 +396,8 @@ func checkHCL(path string, src []byte, gone map[string]map[string]bool) error {
 			lists(nb.Body)
 		}
 	}
-	if problem == "" {
-		lists(body)
-	}
-	if problem != "" {
-		return errors.New(problem)
-	}
-	return nil
-}
-
-// namesGone says how v names a removed target or group that no block
-// declares any more, "" when it does not.
-func namesGone(v string, line int, gone map[string]map[string]bool, declared map[string]bool) string {
-	if gone["target"][v] && !declared["target "+v] || gone["group"][v] && !declared["group "+v] {
-		return fmt.Sprintf("name the removed target %s (line %d)", v, line)
-	}
-	return ""
-}
-
-// sortedAttrs are a body's attributes in source order (HCL gives a map).
-func sortedAttrs(m hclsyntax.Attributes) []*hclsyntax.Attribute {
-	out := make([]*hclsyntax.Attribute, 0, len(m))
-	for _, a := range m {
-		out = append(out, a)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].SrcRange.Start.Byte < out[j].SrcRange.Start.Byte })
-	return out
+	lists(body)
+	return declared, used
 }
 
 // literal is the text of a template without interpolations.

@@ -1,6 +1,8 @@
 package fix
 
 import (
+	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -437,7 +439,15 @@ func resolved(t *testing.T, path, src string, p Plan, others map[string][]byte) 
 	for f := range others {
 		files = append(files, f)
 	}
-	Resolve([]*Change{c}, files, func(f string) ([]byte, bool) { b, ok := others[f]; return b, ok })
+	err = Resolve(context.Background(), []*Change{c}, files, func(f string) ([]byte, error) {
+		if b, ok := others[f]; ok {
+			return b, nil
+		}
+		return nil, fs.ErrNotExist
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return c.Refused
 }
 

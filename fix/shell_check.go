@@ -274,8 +274,19 @@ func checkShell(path string, src []byte, removed map[string]map[string]bool) ([]
 	for i, n := range gone {
 		names[i] = Name{Kind: "variable", Name: n}
 	}
-	if n, line, ok := wordIn(src, names); ok {
-		return nil, fmt.Errorf("name %s, which only a removed command set (line %d)", n.Name, line)
+	// Anywhere else in the script's words (comments aside): [[ -v NAME ]],
+	// declare -p NAME, --build-arg NAME, compgen -v PREFIX.
+	u := newUniverse([]*Change{{Gone: names}})
+	m := mentions{}
+	u.shellWords(m, f)
+	if len(m) > 0 {
+		first := Name{}
+		for n, l := range m {
+			if first.Name == "" || l < m[first] || l == m[first] && n.Name < first.Name {
+				first = n
+			}
+		}
+		return nil, fmt.Errorf("name %s, which only a removed command set (line %d of the fixed script)", first.Name, m[first])
 	}
 	return gone, nil
 }

@@ -157,7 +157,16 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	// their order across the re-lint (a fix moves lines, never reorders
 	// them), so reasons are taken in the same order.
 	why := map[string][]string{}
-	for _, ff := range planFixes(r, out.Paths, byPath, suppressed) {
+	planCtx, cancel := context.WithTimeout(ctx, f.lint.timeout)
+	defer cancel()
+	planned, err := planFixes(planCtx, root, r, byPath, suppressed)
+	if err != nil {
+		if planCtx.Err() != nil {
+			return &exitError{code: exitUsage, msg: fmt.Sprintf("planning the fixes did not finish within --timeout %s", f.lint.timeout)}
+		}
+		return &exitError{code: exitUsage, msg: err.Error()}
+	}
+	for _, ff := range planned {
 		p := ff.path
 		if ff.refused != "" {
 			// Nothing in the file changes: every finding of it stays, for

@@ -209,3 +209,64 @@ func TestFixFourthReview(t *testing.T) {
 		t.Errorf("--fail-on note: exit %d", r.code)
 	}
 }
+
+// Fifth review of issue 17 (the cross-file check): what a removal takes
+// away is looked for in the whole tree, in words as the file's own syntax
+// has them, and a file that cannot be read keeps it.
+func TestFixFifthReview(t *testing.T) {
+	const pin = "mooncake-transfer-engine-rocm >= 0.3.13\n"
+	df := "FROM rocm/x AS base\n\nFROM base AS build_mooncake\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake\n\nFROM base AS final\nRUN echo hi\n"
+	target := "#!/bin/bash\ndocker build --target build_mooncake -f docker/Dockerfile.rocm .\n"
+	bakeVar := "variable \"MOONCAKE_BRANCH\" {\n  default = \"v0.3.13\"\n}\n\ntarget \"app\" {\n  dockerfile = \"docker/Dockerfile\"\n}\n"
+	exportSh := "#!/bin/bash\nexport MOONCAKE_BRANCH=\"v0.3.13\"\necho ready\n"
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		args  []string
+		kept  string // the file that must stay as it was
+		fixed string // a file that must change ("" for none)
+	}{
+		{"a script the configuration excludes", map[string]string{"docker/Dockerfile.rocm": df, "scripts/build.sh": target, ".buildgate.yaml": "exclude: [\"scripts/**\"]\n"}, nil, "docker/Dockerfile.rocm", ""},
+		{"a run given one file", map[string]string{"docker/Dockerfile.rocm": df, "scripts/build.sh": target}, []string{"docker/Dockerfile.rocm"}, "docker/Dockerfile.rocm", ""},
+		{"a compose file in a directory without bake files", map[string]string{"docker/Dockerfile.rocm": df, "deploy/docker-compose.yml": "services:\n  a:\n    build:\n      target: build_mooncake\n"}, nil, "docker/Dockerfile.rocm", ""},
+		{"bake JSON reading a bake variable", map[string]string{"docker-bake.hcl": bakeVar, "docker-bake.json": `{"target":{"app":{"args":{"MC":"${MOONCAKE_BRANCH}"}}}}`}, nil, "docker-bake.hcl", ""},
+		{"--set NAME.platform", map[string]string{"docker-bake.hcl": "target \"mooncake-rocm-ci\" {\n  dockerfile = \"docker/Dockerfile\"\n}\n", "scripts/ci.sh": "#!/bin/bash\ndocker buildx bake --set \"mooncake-rocm-ci.platform=linux/amd64\" default\n"}, nil, "docker-bake.hcl", ""},
+		{"$NAME.tar.gz in another script", map[string]string{"scripts/env.sh": exportSh, "scripts/use.sh": "#!/bin/bash\nsource scripts/env.sh\ncurl -O \"https://x/$MOONCAKE_BRANCH.tar.gz\"\n"}, nil, "scripts/env.sh", ""},
+		{"a prefix listing in another script", map[string]string{"scripts/env.sh": exportSh, "scripts/show.sh": "#!/bin/bash\nfor v in \"${!MOONCAKE_@}\"; do echo \"$v\"; done\n"}, nil, "scripts/env.sh", ""},
+		{"a matrix target", map[string]string{"docker-bake.hcl": "target \"mooncake\" {\n  name = \"mooncake-${v}\"\n  matrix = {\n    v = [\"ci\", \"release\"]\n  }\n  dockerfile = \"docker/Dockerfile\"\n}\n", "scripts/ci.sh": "#!/bin/bash\ndocker buildx bake mooncake-ci\n"}, nil, "docker-bake.hcl", ""},
+		{"a bake file nested past the bounds that names it", map[string]string{"docker/Dockerfile.rocm": df, "docker/deep.hcl": "y = \"build_mooncake\"\nx = " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n"}, nil, "docker/Dockerfile.rocm", ""},
+		{"a bake file nested past the bounds that cannot name it", map[string]string{"docker/Dockerfile.rocm": df, "docker/deep.hcl": "x = " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n"}, nil, "", "docker/Dockerfile.rocm"},
+		{"a trailing comment does not keep it", map[string]string{"docker/Dockerfile.rocm": df, "scripts/ci.sh": "#!/bin/bash\ndocker buildx bake -f docker/docker-bake.hcl default  # build_mooncake moved to the wheel\n", "docker/docker-bake.hcl": "target \"default\" {\n  dockerfile = \"docker/Dockerfile.rocm\"\n  target = \"final\" # not build_mooncake any more\n}\n"}, nil, "", "docker/Dockerfile.rocm"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.files["requirements/rocm.txt"] = pin
+			dir := writeTree(t, c.files)
+			r := runBin(t, dir, append([]string{"fix", "--root", "."}, c.args...)...)
+			if r.code == 2 {
+				t.Fatalf("exit 2\n%s%s", r.stdout, r.stderr)
+			}
+			if c.kept != "" {
+				if b, _ := os.ReadFile(filepath.Join(dir, c.kept)); string(b) != c.files[c.kept] {
+					t.Errorf("%s changed:\n%s\n%s%s", c.kept, b, r.stdout, r.stderr)
+				}
+			}
+			if c.fixed != "" {
+				if b, _ := os.ReadFile(filepath.Join(dir, c.fixed)); string(b) == c.files[c.fixed] {
+					t.Errorf("%s not fixed:\n%s%s", c.fixed, r.stdout, r.stderr)
+				}
+			}
+		})
+	}
+	// A file the check cannot read (a link out of the root) keeps it.
+	dir := writeTree(t, map[string]string{"docker/Dockerfile.rocm": df, "requirements/rocm.txt": pin})
+	outside := filepath.Join(t.TempDir(), "build.sh")
+	os.WriteFile(outside, []byte(target), 0o644)
+	os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
+	if err := os.Symlink(outside, filepath.Join(dir, "scripts", "build.sh")); err != nil {
+		t.Skip(err)
+	}
+	r := runBin(t, dir, "fix", "--root", ".")
+	if b, _ := os.ReadFile(filepath.Join(dir, "docker/Dockerfile.rocm")); string(b) != df || !strings.Contains(r.stdout, "could not be read") {
+		t.Errorf("a removal past an unreadable file:\n%s%s", r.stdout, r.stderr)
+	}
+}

@@ -238,7 +238,9 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	}
 	for _, o := range outputs {
 		if o.format == "sarif" || o.format == "rdjson" || o.format == "rdjsonl" {
-			res.Findings = withRemovalFixes(root, out.Paths, res.Findings, out.Suppressed)
+			planCtx, cancel := context.WithTimeout(ctx, f.timeout)
+			res.Findings = withRemovalFixes(planCtx, root, out.All, res.Findings, out.Suppressed)
+			cancel()
 			break
 		}
 	}

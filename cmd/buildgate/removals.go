@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/buildgate/buildgate/discover"
 	"github.com/buildgate/buildgate/finding"
 	"github.com/buildgate/buildgate/fix"
 	"github.com/buildgate/buildgate/internal/safefile"
@@ -37,8 +39,9 @@ func fixable(fd finding.Finding) bool {
 // planFixes plans the fix of every file with fixable findings (byPath),
 // as buildgate fix makes it and reports offer it: each file's own edits
 // first, then, across files, a removal that another file (as it will be)
-// still names is refused (fix.Resolve). linted are the run's files.
-func planFixes(r *os.Root, linted []string, byPath, suppressed map[string][]finding.Finding) []*fileFix {
+// still names is refused (fix.Resolve), looking through the whole tree
+// under root whatever the run's paths and excludes (searchFiles).
+func planFixes(ctx context.Context, root string, r *os.Root, byPath, suppressed map[string][]finding.Finding) ([]*fileFix, error) {
 	paths := make([]string, 0, len(byPath))
 	for p := range byPath {
 		paths = append(paths, p)
@@ -78,16 +81,71 @@ func planFixes(r *os.Root, linted []string, byPath, suppressed map[string][]find
 		changes = append(changes, c)
 		byChange[c] = ff
 	}
-	fix.Resolve(changes, append(append([]string(nil), linted...), fix.Near(linted)...), func(p string) ([]byte, bool) {
-		b, err := safefile.In(r, p, loader.DefaultMaxFileSize)
-		return b, err == nil
-	})
+	gone := false
+	for _, c := range changes {
+		gone = gone || len(c.Gone) > 0
+	}
+	if gone {
+		files, err := searchFiles(root)
+		if err != nil {
+			return nil, err
+		}
+		err = fix.Resolve(ctx, changes, files, func(p string) ([]byte, error) {
+			b, err := safefile.In(r, p, loader.DefaultMaxFileSize)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, errors.New(safefile.Describe(err))
+			}
+			return b, err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	for _, c := range changes {
 		if c.Refused != "" {
 			byChange[c].refused = c.Refused
 		}
 	}
-	return out
+	return out, nil
+}
+
+// searchFiles are the files a removal must not leave naming what it
+// removed: every build file discovery finds under root, with no exclude
+// and whatever paths the run was given (a script the configuration
+// excludes still runs), and every file bake merges (docker-bake.json,
+// compose files) anywhere in the tree.
+func searchFiles(root string) ([]string, error) {
+	found, err := discover.Find(root, []string{root}, discover.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range found {
+		out = append(out, f.Path)
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, walkErr error) error {
+		switch {
+		case walkErr != nil && d != nil && d.IsDir():
+			// An unreadable directory may hold a compose file: named as
+			// one, it cannot be read and every removal is refused.
+			if rel, err := filepath.Rel(root, p); err == nil {
+				out = append(out, filepath.ToSlash(filepath.Join(rel, fix.BakeLoads[0])))
+			}
+			return fs.SkipDir
+		case walkErr != nil:
+			return walkErr
+		}
+		if d.IsDir() && p != root && discover.SkippedDirs[d.Name()] {
+			return fs.SkipDir
+		}
+		if !d.IsDir() && fix.BakeLoad(d.Name()) {
+			if rel, err := filepath.Rel(root, p); err == nil {
+				out = append(out, filepath.ToSlash(rel))
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // fileEdits are the edits of one file: the findings' own fixes, and the
@@ -160,10 +218,14 @@ func coversSuppressed(src []byte, edits []fix.Edit, sup []finding.Finding) strin
 // head it and a blank line it would leave. Findings that one removal
 // answers (a stage and the steps in it) carry the same edit. The plan is
 // buildgate fix's own, so no report offers what fix would refuse.
-func withRemovalFixes(root string, linted []string, fds, suppressed []finding.Finding) []finding.Finding {
+//
+// all are every finding of the run (before the baseline and changed-lines
+// filters: fix plans from them all), shown those the report holds.
+func withRemovalFixes(ctx context.Context, root string, all, shown, suppressed []finding.Finding) []finding.Finding {
+	fds := shown
 	byPath, sup := map[string][]finding.Finding{}, map[string][]finding.Finding{}
 	removal := false
-	for _, fd := range fds {
+	for _, fd := range all {
 		if fixable(fd) {
 			byPath[fd.Path] = append(byPath[fd.Path], fd)
 			removal = removal || fd.Fix == nil
@@ -185,7 +247,11 @@ func withRemovalFixes(root string, linted []string, fds, suppressed []finding.Fi
 		pos  finding.Pos
 	}
 	offered := map[at]finding.Fix{}
-	for _, ff := range planFixes(r, linted, byPath, sup) {
+	planned, err := planFixes(ctx, root, r, byPath, sup)
+	if err != nil {
+		return fds // no removal offered where fix could not plan it
+	}
+	for _, ff := range planned {
 		if ff.refused != "" || len(ff.plan.Edits) == 0 {
 			continue
 		}
