@@ -48,10 +48,12 @@ const firstBatch = 4
 //  2. Batches: the first holds the documents kept whole and every
 //     unselected one; the others the remaining selected documents, up to
 //     batchBytes of source each, parsed and converted again in their turn.
-//     Each evaluation sees its batch whole and every other selected
-//     document as its stub, which is all the pack reads of them, so a
-//     document's findings are those a single evaluation would give
-//     (TestStreamEquivalence). Findings are taken for the batch's own
+//     Each evaluation sees its batch whole (input.documents) and every
+//     other selected document as its stub (input.others), which is all the
+//     pack reads of them (lib.all_documents), so a document's findings
+//     are those a single evaluation would give (TestStreamEquivalence);
+//     rules iterate only input.documents for findings, so a batch costs
+//     what its own documents do. Findings are taken for the batch's own
 //     documents; a finding on no document (a missing requirements file,
 //     which BG201 reports when any source build is found: in any batch)
 //     is taken from every batch, once.
@@ -80,11 +82,15 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 	}
 	cfgTerm := ast.NewTerm(cfg)
 	names := requirementsNamer(cfg)
-	build := func(docs []*ast.Term) ast.Value {
-		return ast.NewObject(
-			[2]*ast.Term{ast.StringTerm("documents"), ast.ArrayTerm(docs...)},
-			[2]*ast.Term{ast.StringTerm("config"), cfgTerm},
-		)
+	build := func(docs, others []*ast.Term) ast.Value {
+		kv := [][2]*ast.Term{
+			{ast.StringTerm("documents"), ast.ArrayTerm(docs...)},
+			{ast.StringTerm("config"), cfgTerm},
+		}
+		if others != nil {
+			kv = append(kv, [2]*ast.Term{ast.StringTerm("others"), ast.ArrayTerm(others...)})
+		}
+		return ast.NewObject(kv...)
 	}
 	stubs := make([]*ast.Term, n) // set once selected
 	whole := make([]*ast.Term, n) // set while in the batch being evaluated
@@ -98,7 +104,7 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 				view[i] = stubs[i]
 			}
 		}
-		rs, err := e.selector.Eval(ctx, rego.EvalParsedInput(build(view)))
+		rs, err := e.selector.Eval(ctx, rego.EvalParsedInput(build(view, nil)))
 		if err != nil {
 			return nil, fmt.Errorf("selecting documents: %w", err)
 		}
@@ -171,7 +177,8 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 		}); err != nil {
 			return nil, err
 		}
-		docs := make([]*ast.Term, 0, n)
+		docs := make([]*ast.Term, 0, len(batch))
+		others := []*ast.Term{}
 		for i := range in.Documents {
 			switch {
 			case in0[i] && whole[i] != nil:
@@ -179,10 +186,10 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 			case in0[i]:
 				docs = append(docs, bare[i])
 			case stubs[i] != nil:
-				docs = append(docs, stubs[i])
+				others = append(others, stubs[i])
 			}
 		}
-		fs, err := e.evalQueries(ctx, build(docs), func(path string) bool {
+		fs, err := e.evalQueries(ctx, build(docs, others), func(path string) bool {
 			i, ok := docPaths[path]
 			return !ok || in0[i]
 		})

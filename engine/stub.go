@@ -23,6 +23,9 @@ type shape struct {
 type filter struct {
 	field string
 	keep  func(ast.Value) bool
+	// nonEmpty keeps an element only when its field, once pruned, is a
+	// non-empty array (a command none of whose words is kept goes).
+	nonEmpty bool
 }
 
 // stubShapes are, by kind, the fields the built-in pack reads of the
@@ -73,7 +76,10 @@ func stubShapes(kind string, names func(ast.Value) bool) *shape {
 		})
 	case "shell":
 		return common(map[string]*shape{
-			"commands": obj(map[string]*shape{"words": naming("text", map[string]*shape{"text": whole})}),
+			"commands": &shape{
+				keys:   map[string]*shape{"words": naming("text", map[string]*shape{"text": whole})},
+				filter: &filter{field: "words", nonEmpty: true},
+			},
 		})
 	case "requirements":
 		return common(map[string]*shape{
@@ -100,7 +106,7 @@ func prune(v ast.Value, s *shape) ast.Value {
 		out := make([]*ast.Term, 0, x.Len())
 		for i := 0; i < x.Len(); i++ {
 			el := x.Elem(i).Value
-			if s.filter != nil {
+			if s.filter != nil && !s.filter.nonEmpty {
 				o, ok := el.(ast.Object)
 				if !ok {
 					continue
@@ -110,7 +116,21 @@ func prune(v ast.Value, s *shape) ast.Value {
 					continue
 				}
 			}
-			out = append(out, ast.NewTerm(prune(el, s)))
+			p := prune(el, s)
+			if s.filter != nil && s.filter.nonEmpty {
+				o, ok := p.(ast.Object)
+				if !ok {
+					continue
+				}
+				f := o.Get(ast.StringTerm(s.filter.field))
+				if f == nil {
+					continue
+				}
+				if a, isArr := f.Value.(*ast.Array); !isArr || a.Len() == 0 {
+					continue
+				}
+			}
+			out = append(out, ast.NewTerm(p))
 		}
 		return ast.NewArray(out...)
 	case ast.Object:

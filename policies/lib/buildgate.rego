@@ -30,8 +30,21 @@ element_text(el) := t if {
 	is_string(n)
 } else := ""
 
-# documents of one kind.
+# documents of one kind: those the rules report on.
 documents(kind) := object.get(documents_by_kind, kind, [])
+
+# all_documents are the documents the rules report on and, in the
+# engine's streaming evaluation, the stubs of the others (input.others:
+# only what the pack reads across files, see engine/stub.go). Facts about
+# the repository (the source build's names, the -r graph, which files name
+# a requirements file) come from all of them; findings from
+# input.documents alone, so that a batch costs what its own documents do.
+all_documents := array.concat(input.documents, object.get(input, "others", []))
+
+# all_documents_of are those of one kind.
+all_documents_of(kind) := object.get(all_documents_by_kind, kind, [])
+
+all_documents_by_kind := {k: [d | some d in all_documents; d.kind == k] | some k in {"dockerfile", "hcl", "requirements", "shell"}}
 
 # documents_by_kind is computed once per evaluation (a rule, not a
 # function): helpers ask for documents of a kind many times.

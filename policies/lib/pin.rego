@@ -9,24 +9,30 @@ package buildgate.lib.pin
 import data.buildgate.lib
 
 # by_path indexes requirements documents by path.
-by_path := {d.path: d | some d in lib.documents("requirements")}
+by_path := {d.path: d | some d in lib.all_documents_of("requirements")}
 
 # includes is the -r graph (constraints files install nothing, so -c is
 # not followed for the pin).
 includes := {d.path: [i.path | some i in d.includes; i.kind == "requirement"; i.path != ""] |
-	some d in lib.documents("requirements")
+	some d in lib.all_documents_of("requirements")
 }
 
 # reachable are a file and every file it pulls in with -r.
 reachable(path) := graph.reachable(includes, {path})
 
 # names reports whether requirement r is for the migration's package.
-names(m, r) if r.normalized == pep503.normalize(m.package)
+names(m, r) if r.normalized == normalized[m.package].package
 
 # variant reports whether requirement r is for a sibling variant.
-variant(m, r) if {
-	some v in object.get(m, "variants", [])
-	r.normalized == pep503.normalize(v)
+variant(m, r) if r.normalized in normalized[m.package].variants
+
+# normalized are each migration's package and variants, PEP 503
+# normalized once per evaluation (not once per requirement looked at).
+normalized := {m.package: {
+	"package": pep503.normalize(m.package),
+	"variants": {pep503.normalize(v) | some v in object.get(m, "variants", [])},
+} |
+	some m in lib.migrations
 }
 
 # carried reports whether a requirements file, or one it pulls in, names
@@ -119,7 +125,7 @@ unread(d) if {
 # or an include of another requirements file. The source is searched first
 # (one native scan), the document only where the path occurs.
 named_by_build_file(f) if {
-	some d in input.documents
+	some d in lib.all_documents
 	d.path != f
 	buildgate.source_contains(d.path, [f])
 	names_file(d, f)

@@ -22,7 +22,7 @@ relevant0_by_package := {m.package: paths |
 	some m in lib.migrations
 	needles := base_needles(m)
 	paths := {d.path |
-		some d in input.documents
+		some d in lib.all_documents
 		buildgate.source_contains(d.path, needles)
 		lib.in_scope(m, d.path)
 		not other_platform(m, d.path)
@@ -37,7 +37,7 @@ relevant_by_package := {m.package: paths |
 by_known_name(m) := {d.path |
 	names := [n | some n in known_names(m)]
 	count(names) > 0
-	some d in input.documents
+	some d in lib.all_documents
 	buildgate.source_contains(d.path, names)
 	lib.in_scope(m, d.path)
 	not other_platform(m, d.path)
@@ -144,7 +144,7 @@ direct_stages(m, d) := {lower(st.name) | some st in d.stages; stage_named(m, st)
 stages(m, path) := object.get(stages_by_doc[m.package], path, set())
 
 stages_by_doc := {m.package: {d.path: stages_of(m, d) |
-	some d in lib.documents("dockerfile")
+	some d in lib.all_documents_of("dockerfile")
 	d.path in relevant0_by_package[m.package]
 } |
 	some m in lib.migrations
@@ -165,14 +165,14 @@ targets(m) := targets_by_package[m.package]
 targets_by_package := {m.package: targets_of(m) | some m in lib.migrations}
 
 targets_of(m) := {t |
-	some d in lib.documents("hcl")
+	some d in lib.all_documents_of("hcl")
 	d.path in relevant0_by_package[m.package]
 	some t, _ in d.targets
 	lib.source_build_name(m, t)
 } | {t |
 	stage_names := [s | some s in all_stages(m)]
 	count(stage_names) > 0
-	some d in lib.documents("hcl")
+	some d in lib.all_documents_of("hcl")
 	lib.in_scope(m, d.path)
 	buildgate.source_contains(d.path, stage_names)
 	some t, b in d.targets

@@ -3,7 +3,8 @@
 // alone (discovery and loading, no policies), each in a process of its own.
 //
 //	go run ./scripts/bench                  # 100, 1,000 and 10,000 files
-//	go run ./scripts/bench -sizes 1000 -vllm # plus 1,300 vLLM docker/ files
+//	go run ./scripts/bench -sizes 1000 -vllm # plus 1,300 and 10,010 vLLM docker/ files
+//	go run ./scripts/bench -repo Mooncake=DIR # plus a checkout
 //	go run ./scripts/bench -hostile          # one hostile file at a time
 //
 // Repositories are generated under a temporary directory from the
@@ -32,7 +33,10 @@ import (
 
 func main() {
 	sizes := flag.String("sizes", "100,1000,10000", "repository sizes in files, comma-separated")
-	vllm := flag.Bool("vllm", false, "also measure 100 copies of ../shared/corpus/vllm/latest/docker (1,300 files)")
+	vllm := flag.Bool("vllm", false, "also measure copies of ../shared/corpus/vllm/latest/docker (-vllm-copies)")
+	var repos repoFlags
+	flag.Var(&repos, "repo", "also measure a checkout, as NAME=DIR (repeatable; e.g. a snapshot of kvcache-ai/Mooncake)")
+	vllmCopies := flag.String("vllm-copies", "100,770", "with -vllm: how many copies of vLLM's docker/ (13 files each: 1,300 and 10,010 files)")
 	runs := flag.Int("runs", 3, "runs per measurement (the fastest is reported)")
 	parseOnly := flag.String("parse-only", "", "internal: discover and load this root, then exit")
 	hostileMode := flag.Bool("hostile", false, "measure one hostile file at a time (deep nesting, huge element counts, special text) against the 10 s / 500 MB budgets; exit 1 when one is over")
@@ -81,27 +85,49 @@ func main() {
 	if *vllm {
 		src := filepath.Join(repo, "..", "shared", "corpus", "vllm", "latest", "docker")
 		if _, err := os.Stat(src); err == nil {
-			root := filepath.Join(work, "vllm-1300")
-			for i := 0; i < 100; i++ {
-				copyDir(src, filepath.Join(root, fmt.Sprintf("c%03d", i), "docker"))
+			for _, c := range strings.Split(*vllmCopies, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(c))
+				check(err)
+				root := filepath.Join(work, "vllm-x"+c)
+				for i := 0; i < n; i++ {
+					copyDir(src, filepath.Join(root, fmt.Sprintf("c%03d", i), "docker"))
+				}
+				roots, names = append(roots, root), append(names, fmt.Sprintf("vLLM docker/ x%d", n))
 			}
-			roots, names = append(roots, root), append(names, "vLLM docker/ x100")
 		} else {
 			fmt.Fprintln(os.Stderr, "bench: ../shared/corpus is absent; skipping the vLLM repository")
 		}
 	}
-	if after := filepath.Join(repo, "..", "shared", "corpus", "vllm", "after"); exists(after) {
-		// The small run: the four migrated files, 30 runs.
-		var walls []time.Duration
-		var rss float64
-		for i := 0; i < 30; i++ {
-			w, m := best(1, bin, "lint", "--root", after, "--format", "json", "--output", filepath.Join(work, "out.json"))
-			walls = append(walls, w)
-			rss = max(rss, m)
+	for _, r := range repos {
+		name, dir, ok := strings.Cut(r, "=")
+		if !ok || !exists(dir) {
+			fmt.Fprintf(os.Stderr, "bench: -repo %q: want NAME=DIR of an existing directory\n", r)
+			os.Exit(2)
 		}
-		sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
-		fmt.Printf("the four vLLM files after the migration: %.3f s min, %.3f s median of 30 runs, %.0f MB peak\n\n",
-			walls[0].Seconds(), walls[15].Seconds(), rss)
+		roots, names = append(roots, dir), append(names, name)
+	}
+	if after := filepath.Join(repo, "..", "shared", "corpus", "vllm", "after"); exists(after) {
+		// The small run: the four migrated files, 30 runs; conftest on the
+		// two it can read (the Dockerfile and the bake file).
+		min30 := func(name string, args ...string) (time.Duration, time.Duration, float64) {
+			var walls []time.Duration
+			var rss float64
+			for i := 0; i < 30; i++ {
+				w, m := best(1, name, args...)
+				walls = append(walls, w)
+				rss = max(rss, m)
+			}
+			sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
+			return walls[0], walls[15], rss
+		}
+		lo, med, rss := min30(bin, "lint", "--root", after, "--format", "json", "--output", filepath.Join(work, "out.json"))
+		fmt.Printf("the four vLLM files after the migration: %.3f s min, %.3f s median of 30 runs, %.0f MB peak", lo.Seconds(), med.Seconds(), rss)
+		if conftest != "" {
+			clo, cmed, crss := min30(conftest, "test", "--no-color", "-p", conftestPol,
+				filepath.Join(after, "docker", "Dockerfile.rocm"), filepath.Join(after, "docker", "ci-rocm.hcl"))
+			fmt.Printf("; conftest on the two it can read: %.3f s min, %.3f s median, %.0f MB (buildgate / conftest %.2f)", clo.Seconds(), cmed.Seconds(), crss, lo.Seconds()/clo.Seconds())
+		}
+		fmt.Print("\n\n")
 	}
 	table()
 	for i, root := range roots {
@@ -117,6 +143,11 @@ func main() {
 			names[i], files, float64(bytes)/1e6, lw.Seconds(), float64(files)/lw.Seconds(), lm, pw.Seconds(), pm, lw.Seconds()/pw.Seconds(), cf)
 	}
 }
+
+type repoFlags []string
+
+func (r *repoFlags) String() string     { return strings.Join(*r, ",") }
+func (r *repoFlags) Set(v string) error { *r = append(*r, v); return nil }
 
 // best runs a command n times and returns its fastest wall time and the
 // largest peak resident memory (MB) it reached.
