@@ -76,7 +76,7 @@ func stubShapes(kind string, names func(ast.Value) bool) *shape {
 		})
 	case "shell":
 		return common(map[string]*shape{
-			"commands": &shape{
+			"commands": {
 				keys:   map[string]*shape{"words": naming("text", map[string]*shape{"text": whole})},
 				filter: &filter{field: "words", nonEmpty: true},
 			},
