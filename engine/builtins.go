@@ -213,11 +213,11 @@ func specSet(t *ast.Term, pos int) (pep440.Set, error) {
 
 type sourcesKey struct{}
 
-// sources are the documents' texts during one evaluation, lower-cased on
-// first use (one file at a time, then kept).
+// sources are the documents' texts during one run, with the answers the
+// builtins gave about each (kept: the streaming evaluation asks again in
+// every batch).
 type sources struct {
 	raw      map[string][]byte
-	lower    sync.Map
 	wordSets sync.Map
 	answers  sync.Map
 }
@@ -294,15 +294,14 @@ func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter fu
 
 // lowered is the source at path in lower case, followed by its loose
 // decoding (decode.go) when that differs: what an escape or a split word
-// spells is found as if written out. Made once per evaluation.
-func (s *sources) lowered(path string, raw []byte) []byte {
-	if v, hit := s.lower.Load(path); hit {
-		return v.([]byte)
-	}
+// spells is found as if written out. It is made anew for each question
+// not yet answered (answers are kept, per file and needles): kept, the
+// lowered copies of a large repository's files were a quarter of the
+// memory of a streaming run.
+func (s *sources) lowered(_ string, raw []byte) []byte {
 	low := bytes.ToLower(raw)
 	if dec := looseDecode(raw); dec != nil {
 		low = append(append(low, '\n'), bytes.ToLower(dec)...)
 	}
-	s.lower.Store(path, low)
 	return low
 }
