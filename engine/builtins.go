@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/buildgate/buildgate/loader"
@@ -220,10 +219,22 @@ type sources struct {
 	raw      map[string][]byte
 	wordSets sync.Map
 	answers  sync.Map
+	mu       sync.Mutex                         // guards contains
+	contains map[containsKey][]containsAnswer // source_contains' answers
+}
+
+type containsKey struct {
+	path string
+	hash int
+}
+
+type containsAnswer struct {
+	needles *ast.Array
+	found   bool
 }
 
 func withSources(ctx context.Context, docs []loader.Document) context.Context {
-	s := &sources{raw: make(map[string][]byte, len(docs))}
+	s := &sources{raw: make(map[string][]byte, len(docs)), contains: map[containsKey][]containsAnswer{}}
 	for _, d := range docs {
 		if src := d.DocSource(); src != nil {
 			s.raw[d.DocPath()] = src
@@ -256,21 +267,17 @@ func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter fu
 		return iter(ast.BooleanTerm(true))
 	}
 	// One answer per file and set of needles: the streaming evaluation
-	// asks the same question of a file in every batch (relevance).
-	var key strings.Builder
-	key.WriteString("contains\x00")
-	key.WriteString(path)
-	arr.Foreach(func(t *ast.Term) {
-		key.WriteByte(0)
-		if n, isStr := t.Value.(ast.String); isStr {
-			key.WriteString(string(n))
-		} else {
-			key.WriteString("\x01not a string")
+	// asks the same question of a file in every batch (relevance). The
+	// needles are told apart by their hash, and compared on a hit.
+	key := containsKey{path: path, hash: arr.Hash()}
+	s.mu.Lock()
+	for _, a := range s.contains[key] {
+		if a.needles.Equal(arr) {
+			s.mu.Unlock()
+			return iter(ast.BooleanTerm(a.found))
 		}
-	})
-	if v, hit := s.answers.Load(key.String()); hit {
-		return iter(ast.BooleanTerm(v.(bool)))
 	}
+	s.mu.Unlock()
 	low := s.lowered(path, raw)
 	found := false
 	var argErr error
@@ -288,7 +295,9 @@ func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter fu
 	if argErr != nil {
 		return argErr
 	}
-	s.answers.Store(key.String(), found)
+	s.mu.Lock()
+	s.contains[key] = append(s.contains[key], containsAnswer{arr, found})
+	s.mu.Unlock()
 	return iter(ast.BooleanTerm(found))
 }
 

@@ -29,6 +29,13 @@ const maxSelectRounds = 8
 // 256 KB of sources is about 16 MB.
 const DefaultBatchBytes = 256 << 10
 
+// maxBatches bounds the evaluations after the first: every one reads the
+// stubs of the whole selection (the repository's facts), so their number,
+// not only their size, is a cost. 10,000 files of the fixture mix, 7,000
+// of them selected, made 270 batches of 256 KB and took 31 s instead of
+// 18 s; 32 batches of 2 MB hold about 130 MB each.
+const maxBatches = 32
+
 // firstBatch is how many batches' worth of documents the first batch keeps
 // from the selection, which converts them anyway: a repository whose
 // selected files fit (vLLM's 25, 250 KB) is converted once, in one
@@ -138,11 +145,20 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 			return nil, err
 		}
 	}
-	// The batches, in document order within each.
+	// The batches, in document order within each. Each evaluation also
+	// reads every stub for the repository's facts, so a repository of many
+	// selected files gets larger batches rather than more of them.
 	var first []int
 	var rest [][]int
 	var cur []int
 	curBytes := int64(0)
+	left := int64(0)
+	for i := range in.Documents {
+		if stubs[i] != nil && whole[i] == nil {
+			left += int64(len(in.Documents[i].DocSource()))
+		}
+	}
+	batchBytes = max(batchBytes, left/maxBatches+1)
 	for i := range in.Documents {
 		switch {
 		case stubs[i] == nil || whole[i] != nil:

@@ -32,7 +32,7 @@ func TestStreamEquivalence(t *testing.T) {
 	whole := *builtin(t)
 	whole.BatchBytes = 1 << 40
 	each := *builtin(t)
-	each.BatchBytes = 1 // every selected document in a batch of its own
+	each.BatchBytes = 1 // the smallest batches (one document each, up to engine.maxBatches)
 	mid := *builtin(t)
 	mid.BatchBytes = 16 << 10 // some kept from the selection, the rest in batches
 	for _, root := range roots {
