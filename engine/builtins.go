@@ -219,7 +219,7 @@ type sources struct {
 	raw      map[string][]byte
 	wordSets sync.Map
 	answers  sync.Map
-	mu       sync.Mutex                         // guards contains
+	mu       sync.Mutex                       // guards contains
 	contains map[containsKey][]containsAnswer // source_contains' answers
 }
 
