@@ -166,6 +166,14 @@ func CompileWith(ctx context.Context, mods []Module, o Options) (*Engine, error)
 			return nil, &CompileError{Errors: []string{err.Error()}}
 		}
 		e.selector = &pq
+		if len(c.GetRulesExact(ast.MustParseRef(FactsRef))) > 0 {
+			fq, err := rego.New(rego.Compiler(c), rego.Store(inmem.NewFromObject(data)), rego.Query("x = "+FactsRef),
+				rego.Runtime(Runtime(o.Version)), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+			if err != nil {
+				return nil, &CompileError{Errors: []string{err.Error()}}
+			}
+			e.facts = &fq
+		}
 	}
 	return e, nil
 }

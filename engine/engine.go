@@ -41,13 +41,20 @@ type Engine struct {
 	// no user policy is loaded, says which documents the rules read beyond
 	// their kind, path and errors: only those are converted in full.
 	selector *rego.PreparedEvalQuery
+	// facts, beside the selector, computes once over the selection what
+	// every batch of the streaming evaluation reads as input.facts.
+	facts *rego.PreparedEvalQuery
 	// BatchBytes bounds the source text one evaluation holds converted
 	// (DefaultBatchBytes when 0); see stream.
 	BatchBytes int64
 }
 
-// SelectRef is the rule that narrows which documents are converted.
-const SelectRef = "data.buildgate.select.paths"
+// SelectRef is the rule that narrows which documents are converted;
+// FactsRef the repository's facts the streaming evaluation computes once.
+const (
+	SelectRef = "data.buildgate.select.paths"
+	FactsRef  = "data.buildgate.select.facts"
+)
 
 type query struct {
 	name     string // the rule sets it evaluates, for messages

@@ -89,13 +89,16 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 	}
 	cfgTerm := ast.NewTerm(cfg)
 	names := requirementsNamer(cfg)
-	build := func(docs, others []*ast.Term) ast.Value {
+	build := func(docs, others []*ast.Term, facts *ast.Term) ast.Value {
 		kv := [][2]*ast.Term{
 			{ast.StringTerm("documents"), ast.ArrayTerm(docs...)},
 			{ast.StringTerm("config"), cfgTerm},
 		}
 		if others != nil {
 			kv = append(kv, [2]*ast.Term{ast.StringTerm("others"), ast.ArrayTerm(others...)})
+		}
+		if facts != nil {
+			kv = append(kv, [2]*ast.Term{ast.StringTerm("facts"), facts})
 		}
 		return ast.NewObject(kv...)
 	}
@@ -111,7 +114,7 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 				view[i] = stubs[i]
 			}
 		}
-		rs, err := e.selector.Eval(ctx, rego.EvalParsedInput(build(view, nil)))
+		rs, err := e.selector.Eval(ctx, rego.EvalParsedInput(build(view, nil, nil)))
 		if err != nil {
 			return nil, fmt.Errorf("selecting documents: %w", err)
 		}
@@ -145,6 +148,39 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 			return nil, err
 		}
 	}
+	// The repository's facts, once, over the whole selection; then the
+	// batches need, of the other documents, only the requirements files'
+	// stubs (the pin rules follow -r into them).
+	var facts *ast.Term
+	if e.facts != nil {
+		view := make([]*ast.Term, n)
+		for i := range view {
+			view[i] = bare[i]
+			if stubs[i] != nil {
+				view[i] = stubs[i]
+			}
+		}
+		rs, err := e.facts.Eval(ctx, rego.EvalParsedInput(build(view, nil, nil)))
+		if err != nil {
+			return nil, fmt.Errorf("the repository's facts: %w", err)
+		}
+		if len(rs) > 0 {
+			v, err := ast.InterfaceToValue(rs[0].Bindings["x"])
+			if err != nil {
+				return nil, err
+			}
+			facts = ast.NewTerm(v)
+		}
+	}
+	// Selected documents (those with a stub); once the facts are known,
+	// only the requirements files' stubs are read again, so the others go.
+	selected := make([]bool, n)
+	for i := range stubs {
+		selected[i] = stubs[i] != nil
+		if facts != nil && in.Documents[i].DocKind() != loader.KindRequirements {
+			stubs[i] = nil
+		}
+	}
 	// The batches, in document order within each. Each evaluation also
 	// reads every stub for the repository's facts, so a repository of many
 	// selected files gets larger batches rather than more of them.
@@ -154,14 +190,14 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 	curBytes := int64(0)
 	left := int64(0)
 	for i := range in.Documents {
-		if stubs[i] != nil && whole[i] == nil {
+		if selected[i] && whole[i] == nil {
 			left += int64(len(in.Documents[i].DocSource()))
 		}
 	}
 	batchBytes = max(batchBytes, left/maxBatches+1)
 	for i := range in.Documents {
 		switch {
-		case stubs[i] == nil || whole[i] != nil:
+		case !selected[i] || whole[i] != nil:
 			first = append(first, i)
 		default:
 			size := int64(len(in.Documents[i].DocSource()))
@@ -182,7 +218,7 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 		var convert []int
 		for _, i := range batch {
 			in0[i] = true
-			if stubs[i] != nil && whole[i] == nil {
+			if selected[i] && whole[i] == nil {
 				convert = append(convert, i)
 			}
 		}
@@ -205,7 +241,7 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 				others = append(others, stubs[i])
 			}
 		}
-		fs, err := e.evalQueries(ctx, build(docs, others), func(path string) bool {
+		fs, err := e.evalQueries(ctx, build(docs, others, facts), func(path string) bool {
 			i, ok := docPaths[path]
 			return !ok || in0[i]
 		})

@@ -124,7 +124,10 @@ unread(d) if {
 # RUN pip install -r …), a word of a script, an attribute of a bake file,
 # or an include of another requirements file. The source is searched first
 # (one native scan), the document only where the path occurs.
+named_by_build_file(f) if f in input.facts.named_requirements
+
 named_by_build_file(f) if {
+	not input.facts
 	some d in lib.all_documents
 	d.path != f
 	buildgate.source_contains(d.path, [f])

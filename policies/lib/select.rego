@@ -11,6 +11,7 @@
 package buildgate.select
 
 import data.buildgate.lib
+import data.buildgate.lib.pin
 import data.buildgate.lib.sourcebuild as sb
 
 paths contains d.path if {
@@ -29,4 +30,20 @@ paths contains d.path if {
 	some d in input.documents
 	d.kind != "requirements"
 	buildgate.source_contains(d.path, m.requirements)
+}
+
+# facts are the repository's facts the source-build and pin rules take
+# from every document, computed once over the whole selection (each
+# selected document as its stub) for the streaming evaluation, which gives
+# them to every batch as input.facts: the batches need not look at the
+# other documents for them.
+facts := {
+	"relevant0": {pkg: [p | some p in ps] | some pkg, ps in sb.relevant0_by_package},
+	"relevant": {pkg: [p | some p in ps] | some pkg, ps in sb.relevant_by_package},
+	"all_stages": {pkg: [x | some x in xs] | some pkg, xs in sb.all_stages_by_package},
+	"targets": {pkg: [x | some x in xs] | some pkg, xs in sb.targets_by_package},
+	"named_requirements": [f |
+		some f in {f | some m in lib.migrations; some f in object.get(m, "requirements", [])}
+		pin.named_by_build_file(f)
+	],
 }

@@ -18,6 +18,13 @@ import data.buildgate.lib
 # answers true.)
 base_needles(m) := array.concat(array.concat(m.names, m.build_args), m.repositories)
 
+# The repository's facts below (relevant0_by_package, relevant_by_package,
+# all_stages_by_package, targets_by_package) are computed from every
+# document; in the engine's streaming evaluation they are computed once,
+# by data.buildgate.select.facts over the whole selection, and each batch
+# reads them from input.facts (as arrays: made sets again here).
+relevant0_by_package := {pkg: {p | some p in ps} | some pkg, ps in input.facts.relevant0} if input.facts
+
 relevant0_by_package := {m.package: paths |
 	some m in lib.migrations
 	needles := base_needles(m)
@@ -27,12 +34,14 @@ relevant0_by_package := {m.package: paths |
 		lib.in_scope(m, d.path)
 		not other_platform(m, d.path)
 	}
-}
+} if not input.facts
+
+relevant_by_package := {pkg: {p | some p in ps} | some pkg, ps in input.facts.relevant} if input.facts
 
 relevant_by_package := {m.package: paths |
 	some m in lib.migrations
 	paths := relevant0_by_package[m.package] | by_known_name(m)
-}
+} if not input.facts
 
 by_known_name(m) := {d.path |
 	names := [n | some n in known_names(m)]
@@ -162,7 +171,9 @@ stages_of(m, d) := direct_stages(m, d) | {lower(st.name) |
 # document: named for it, or building a source-build stage.
 targets(m) := targets_by_package[m.package]
 
-targets_by_package := {m.package: targets_of(m) | some m in lib.migrations}
+targets_by_package := {pkg: {t | some t in ts} | some pkg, ts in input.facts.targets} if input.facts
+
+targets_by_package := {m.package: targets_of(m) | some m in lib.migrations} if not input.facts
 
 targets_of(m) := {t |
 	some d in lib.all_documents_of("hcl")
@@ -185,7 +196,9 @@ targets_of(m) := {t |
 # all_stages are the source-build stages of every Dockerfile in scope.
 all_stages(m) := all_stages_by_package[m.package]
 
-all_stages_by_package := {m.package: all_stages_of(m) | some m in lib.migrations}
+all_stages_by_package := {pkg: {s | some s in ss} | some pkg, ss in input.facts.all_stages} if input.facts
+
+all_stages_by_package := {m.package: all_stages_of(m) | some m in lib.migrations} if not input.facts
 
 all_stages_of(m) := {s |
 	some st in stages_by_doc[m.package]
