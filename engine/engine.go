@@ -47,6 +47,12 @@ type Engine struct {
 	// BatchBytes bounds the source text one evaluation holds converted
 	// (DefaultBatchBytes when 0); see stream.
 	BatchBytes int64
+	// OneEvaluation evaluates the built-in pack as before streaming: the
+	// selection over whole documents, every selected document whole in
+	// one evaluation, the repository's facts computed by the pack from
+	// the documents themselves. It is the reference TestStreamEquivalence
+	// holds the stream to (stubs, facts and batches alike).
+	OneEvaluation bool
 }
 
 // SelectRef is the rule that narrows which documents are converted;

@@ -29,12 +29,13 @@ const maxSelectRounds = 8
 // 256 KB of sources is about 16 MB.
 const DefaultBatchBytes = 256 << 10
 
-// maxBatches bounds the evaluations after the first: every one reads the
-// stubs of the whole selection (the repository's facts), so their number,
-// not only their size, is a cost. 10,000 files of the fixture mix, 7,000
-// of them selected, made 270 batches of 256 KB and took 31 s instead of
-// 18 s; 32 batches of 2 MB hold about 130 MB each.
-const maxBatches = 32
+// maxBatches bounds the evaluations after the first: each one reads the
+// requirements files' stubs again (the pin rules follow -r), so their
+// number, not only their size, is a cost on a repository of thousands of
+// requirements files. Beyond it, batches grow instead: 10,000 files of the
+// fixture mix (7,000 selected, 2,500 requirements files) make batches of
+// about 500 KB.
+const maxBatches = 128
 
 // firstBatch is how many batches' worth of documents the first batch keeps
 // from the selection, which converts them anyway: a repository whose
@@ -116,6 +117,9 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 		}
 		rs, err := e.selector.Eval(ctx, rego.EvalParsedInput(build(view, nil, nil)))
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, &TimeoutError{Query: "the selection of documents", Err: ctx.Err()}
+			}
 			return nil, fmt.Errorf("selecting documents: %w", err)
 		}
 		var todo []int
@@ -135,12 +139,15 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 		}
 		sort.Ints(todo)
 		err = convertEach(in.Documents, todo, func(i int, t *ast.Term) {
-			s := stub(string(in.Documents[i].DocKind()), t, names)
+			s := t
+			if !e.OneEvaluation {
+				s = stub(string(in.Documents[i].DocKind()), t, names)
+			}
 			size := int64(len(in.Documents[i].DocSource()))
 			mu.Lock()
 			defer mu.Unlock()
 			stubs[i] = s
-			if kept+size <= firstBatch*batchBytes {
+			if e.OneEvaluation || kept+size <= firstBatch*batchBytes {
 				whole[i], kept = t, kept+size
 			}
 		})
@@ -152,7 +159,7 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 	// batches need, of the other documents, only the requirements files'
 	// stubs (the pin rules follow -r into them).
 	var facts *ast.Term
-	if e.facts != nil {
+	if e.facts != nil && !e.OneEvaluation {
 		view := make([]*ast.Term, n)
 		for i := range view {
 			view[i] = bare[i]
@@ -162,6 +169,9 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 		}
 		rs, err := e.facts.Eval(ctx, rego.EvalParsedInput(build(view, nil, nil)))
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, &TimeoutError{Query: "the repository's facts", Err: ctx.Err()}
+			}
 			return nil, fmt.Errorf("the repository's facts: %w", err)
 		}
 		if len(rs) > 0 {

@@ -29,8 +29,33 @@ func TestStreamEquivalence(t *testing.T) {
 			}
 		}
 	}
+	// A tree whose facts cross files (fifth review of issue 16): a stage
+	// built FROM a source-build stage, a bake target building it, a script
+	// baking that target; padded so that each file is a batch of its own.
+	pad := "# " + strings.Repeat("padding ", 2800) + "\n"
+	cross := t.TempDir()
+	for rel, text := range map[string]string{
+		"docker/Dockerfile.rocm": "FROM rocm/dev AS base\nFROM base AS mooncake_build\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mc && cd /opt/mc && make -j8\n" +
+			"FROM mooncake_build AS kv_export\nFROM base AS final\nCOPY requirements/rocm.txt /tmp/\nRUN pip install -r /tmp/rocm.txt\n" +
+			"RUN --mount=type=bind,from=kv_export,target=/w pip install /w/x.whl\n" + pad,
+		"docker/ci.hcl":           "target \"kvbuild\" {\n  dockerfile = \"docker/Dockerfile.rocm\"\n  target = \"kv_export\"\n}\ngroup \"all\" {\n  targets = [\"kvbuild\"]\n}\n" + pad,
+		"ci/build.sh":             "#!/bin/bash\nset -e\ndocker buildx bake kvbuild\nSTAGES=\"base kv_export\"\nfor t in kvbuild final; do echo $t; done\n" + pad,
+		"requirements/rocm.txt":   "-r common.txt\n",
+		"requirements/common.txt": "mooncake-transfer-engine==0.3.0\n" + pad,
+	} {
+		p := filepath.Join(cross, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roots = append(roots, cross)
 	whole := *builtin(t)
-	whole.BatchBytes = 1 << 40
+	whole.OneEvaluation = true // whole documents, no stubs, the pack's own facts
+	oneBatch := *builtin(t)
+	oneBatch.BatchBytes = 1 << 40 // stubs and facts, one batch
 	each := *builtin(t)
 	each.BatchBytes = 1 // the smallest batches (one document each, up to engine.maxBatches)
 	mid := *builtin(t)
@@ -53,7 +78,7 @@ func TestStreamEquivalence(t *testing.T) {
 				return render(out.All)
 			}
 			a := run(whole)
-			for name, e := range map[string]engine.Engine{"a document at a time": each, "16 KB batches": mid} {
+			for name, e := range map[string]engine.Engine{"one batch": oneBatch, "a document at a time": each, "16 KB batches": mid} {
 				if b := run(e); strings.Join(a, "\n") != strings.Join(b, "\n") {
 					t.Errorf("one evaluation: %d findings; %s: %d\n%s", len(a), name, len(b), firstDiff(a, b))
 				}

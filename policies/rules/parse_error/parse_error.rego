@@ -47,13 +47,27 @@ may_hide(path) if {
 	path in m.requirements
 }
 
+# A file that names a requirements file: the pin rules ask whether a
+# build file does (BG201), whatever its platform.
 may_hide(path) if {
 	some m in lib.migrations
 	lib.in_scope(m, path)
+	buildgate.source_contains(path, m.requirements)
+}
+
+# A file that mentions the source build, unless it is a build for another
+# platform (its code names cuda or ascend and not the package's platform):
+# the source-build rules do not read those even when they parse, so an
+# error there hides nothing from them; and lazy parsing, which parses only
+# what the rules read, gives the same answer (review of issue 16).
+may_hide(path) if {
+	some m in lib.migrations
+	lib.in_scope(m, path)
+	not sb.other_platform(m, path)
 	buildgate.source_contains(path, needles(m))
 }
 
 needles(m) := array.concat(
-	array.concat(array.concat(m.names, m.build_args), array.concat(m.repositories, m.requirements)),
+	array.concat(array.concat(m.names, m.build_args), m.repositories),
 	array.concat(array.concat([m.package], object.get(m, "variants", [])), [n | some n in sb.known_names(m)]),
 )

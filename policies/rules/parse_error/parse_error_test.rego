@@ -59,3 +59,25 @@ test_parts_not_read_always if {
 	got := parse_error.deny with input as {"documents": [doc], "config": fx.config} with buildgate.source_contains as mentions
 	{f.path | some f in got} == {"hack/big.sh"}
 }
+
+# A build for another platform (its code names cuda, not rocm) is not read
+# by the source-build rules even when it parses: a syntax error there
+# hides nothing from them, and lazy parsing (which parses what the rules
+# read) agrees. A requirements path it names still counts (BG201).
+test_syntax_errors_in_another_platforms_build if {
+	inp := fx.input_of([
+		["shell", "cuda.sh", ["git clone https://github.com/kvcache-ai/Mooncake", "if [ -n x ]; then"]],
+		["shell", "rocm.sh", ["git clone https://github.com/kvcache-ai/Mooncake", "if [ -n x ]; then"]],
+	])
+	errs := [{"message": "unclosed if", "syntax": true, "pos": {"line": 2, "column": 1, "end_line": 2, "end_column": 3}}]
+	docs := [object.union(d, {"errors": errs}) | some d in inp.documents]
+	got := parse_error.deny with input as object.union(inp, {"documents": docs})
+		with buildgate.source_contains as names_no_requirements
+		with buildgate.source_words as fx.shows
+		with buildgate.code_words as fx.shows
+	{f.path | some f in got} == {"rocm.sh"}
+}
+
+# names_no_requirements mocks buildgate.source_contains: every file
+# mentions the source build, none a requirements file.
+names_no_requirements(_, needles) if not "requirements/rocm.txt" in needles
