@@ -63,7 +63,10 @@ func wordClass(kind string) func(byte) bool {
 type universe struct {
 	byClass map[string]map[string][]Name // "stage" (lower case), "target", "variable" -> word -> names
 	prefix  bool                         // some variable could be listed by prefix
-	needles [][]byte                     // lower case, for the cheap pre-check
+	// allListed are the lines of commands that list every variable (env,
+	// compgen -v without a prefix) in the file being read.
+	allListed []int
+	needles   [][]byte // lower case, for the cheap pre-check
 }
 
 func newUniverse(changes []*Change) *universe {
@@ -136,7 +139,13 @@ func (u *universe) words(m mentions, text []byte, line int, bakeOwn, shellLit bo
 			for j < len(t) && in(t[j]) {
 				j++
 			}
+			// NAME=value is an assignment's name (BUILD_MOONCAKE=0), not
+			// a stage or a target.
+			assign := j < len(t) && t[j] == '='
 			for _, n := range names[string(t[i:j])] {
+				if assign && class != "variable" {
+					continue
+				}
 				if bakeOwn || n.Kind != "bake variable" && n.Kind != "bake function" {
 					m.add(n, l)
 				}
@@ -175,18 +184,19 @@ var errUnknown = errors.New("cannot be read within buildgate's bounds")
 func (u *universe) namesIn(p string, text []byte) (mentions, error) {
 	m := mentions{}
 	kind, known := loader.DetectName(p)
-	if known && (kind == loader.KindDockerfile || kind == loader.KindRequirements) {
+	if known && kind == loader.KindDockerfile {
 		return m, nil
 	}
-	low := asciiLower(text)
-	hit := u.prefix && (bytes.Contains(text, []byte("${!")) || bytes.Contains(text, []byte("compgen")))
-	for _, n := range u.needles {
-		if hit {
-			break
-		}
-		hit = bytes.Contains(low, n)
+	if known && kind == loader.KindRequirements {
+		// pip expands ${NAME} (upper case, digits, _) from the
+		// environment in requirements files: a removed export may be read.
+		u.requirementsVars(m, text)
+		return m, nil
 	}
-	if !hit {
+	// The cheap pre-check, one pass: the text's words, with quotes and
+	// line continuations taken out (build_"moon"cake, build_moon\
+	// cake), against every name; and anything that lists variables.
+	if !u.anyWord(joinedText(text)) && (!u.prefix || !listsVariables(text)) {
 		return m, nil
 	}
 	switch {
@@ -216,8 +226,19 @@ func (u *universe) namesIn(p string, text []byte) (mentions, error) {
 			}
 		}
 		toks, _ := hclsyntax.LexConfig(text, p, hcl.InitialPos)
-		for _, tok := range toks {
-			if tok.Type == hclsyntax.TokenComment {
+		for k, tok := range toks {
+			// An identifier is a variable, a function or an attribute,
+			// never a stage (BUILD_MOONCAKE = "0"); comments name nothing;
+			// a block's label names the block (variable "BUILD_MOONCAKE"), not
+			// a stage; the structural reading above counted it as a block.
+			if tok.Type == hclsyntax.TokenComment || tok.Type == hclsyntax.TokenIdent {
+				continue
+			}
+			if tok.Type == hclsyntax.TokenQuotedLit && k+2 < len(toks) && toks[k+1].Type == hclsyntax.TokenCQuote &&
+				(toks[k+2].Type == hclsyntax.TokenOBrace || toks[k+2].Type == hclsyntax.TokenOQuote) {
+				// variable "NAME" reads the environment's NAME, which a
+				// script may export.
+				u.variable(m, string(tok.Bytes), tok.Range.Start.Line)
 				continue
 			}
 			// The bake file's own kinds of names counted above; in its
@@ -233,7 +254,9 @@ func (u *universe) namesIn(p string, text []byte) (mentions, error) {
 		// The loader read it, so bash's parser does too; should it not,
 		// the text stands in (comments and all: more names, never fewer).
 		if f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(text), p); err == nil {
+			u.allListed = nil
 			u.shellWords(m, f)
+			u.listedAll(m, joinedText(text))
 		} else {
 			u.textWords(m, text, false)
 		}
@@ -241,6 +264,74 @@ func (u *universe) namesIn(p string, text []byte) (mentions, error) {
 		u.textWords(m, text, strings.HasSuffix(p, ".json"))
 	}
 	return m, nil
+}
+
+// joinedText is text without quotes and line continuations, so that a
+// word a shell joins is one word here too.
+func joinedText(text []byte) []byte {
+	out := make([]byte, 0, len(text))
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '"' || c == '\'':
+			continue
+		case c == '\\' && i+1 < len(text) && text[i+1] == '\n':
+			i++
+			continue
+		case c == '\\' && i+2 < len(text) && text[i+1] == '\r' && text[i+2] == '\n':
+			i += 2
+			continue
+		}
+		out = append(out, text[i])
+	}
+	return out
+}
+
+// anyWord reports whether text holds any name of the universe as a word of
+// its class (without regard to kinds or case: a pre-check).
+func (u *universe) anyWord(text []byte) bool {
+	m := mentions{}
+	u.words(m, text, 1, true, true)
+	if len(m) > 0 {
+		return true
+	}
+	u.words(m, text, 1, true, false)
+	return len(m) > 0
+}
+
+// listsVariables reports whether a text may list variables by a prefix
+// or all at once: ${!P@}, compgen -v / -A variable, env or printenv
+// without a name, export -p, declare -p/-x, set.
+func listsVariables(text []byte) bool {
+	for _, w := range [][]byte{[]byte("${!"), []byte("compgen"), []byte("printenv"), []byte("export -p"), []byte("declare -"), []byte("env |"), []byte("env|"), []byte("set |")} {
+		if bytes.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// requirementsVars adds the variables a requirements file reads: pip
+// expands ${NAME} where NAME is upper case letters, digits and '_'.
+func (u *universe) requirementsVars(m mentions, text []byte) {
+	for i, line := range bytes.Split(text, []byte("\n")) {
+		for rest := line; ; {
+			k := bytes.Index(rest, []byte("${"))
+			if k < 0 {
+				break
+			}
+			rest = rest[k+2:]
+			e := bytes.IndexByte(rest, '}')
+			if e < 0 {
+				break
+			}
+			for _, n := range u.byClass["variable"][string(rest[:e])] {
+				if n.Kind == "variable" {
+					m.add(n, i+1)
+				}
+			}
+			rest = rest[e+1:]
+		}
+	}
 }
 
 // shellLike reports whether a file without a known kind reads as a
@@ -329,25 +420,126 @@ func listedPrefixes(text []byte) []string {
 func (u *universe) shellWords(m mentions, f *syntax.File) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
-		case *syntax.Lit:
-			u.words(m, []byte(x.Value), int(x.Pos().Line()), false, true)
-		case *syntax.SglQuoted:
-			u.words(m, []byte(x.Value), int(x.Pos().Line()), false, true)
-			u.prefixes(m, []byte(x.Value), int(x.Pos().Line()))
+		case *syntax.Word:
+			// The word as the shell joins it: build_"moon"cake is one
+			// word; an expansion in it splits it.
+			u.words(m, []byte(joinedWord(x)), int(x.Pos().Line()), false, true)
 		case *syntax.ParamExp:
 			if x.Param != nil {
-				u.words(m, []byte(x.Param.Value), int(x.Pos().Line()), false, false)
+				u.variable(m, x.Param.Value, int(x.Pos().Line()))
 				if x.Excl && x.Names != 0 && u.prefix {
 					u.byPrefix(m, x.Param.Value, int(x.Pos().Line()))
 				}
 			}
 		case *syntax.CallExpr:
-			if len(x.Args) > 2 && x.Args[0].Lit() == "compgen" && x.Args[1].Lit() == "-v" && u.prefix {
-				u.byPrefix(m, literalText(x.Args[2]), int(x.Pos().Line()))
+			u.listing(m, x)
+		case *syntax.DeclClause:
+			// declare -p NAME, export NAME, local NAME: a bare name is read
+			// (printed, exported with its value) or still declared.
+			for _, a := range x.Args {
+				if a.Naked && a.Name != nil {
+					u.variable(m, a.Name.Value, int(a.Pos().Line()))
+				}
+			}
+			// export -p, declare -p / -x alone print every variable.
+			if len(x.Args) == 1 && x.Args[0].Naked && x.Args[0].Name == nil || len(x.Args) == 0 && x.Variant != nil && x.Variant.Value != "local" {
+				u.allListed = append(u.allListed, int(x.Pos().Line()))
 			}
 		}
 		return true
 	})
+}
+
+// variable adds the removed variable a parameter expansion reads (an
+// expansion names nothing else: not a stage, not a target).
+func (u *universe) variable(m mentions, name string, line int) {
+	for _, n := range u.byClass["variable"][name] {
+		if n.Kind == "variable" {
+			m.add(n, line)
+		}
+	}
+}
+
+// listing adds the variables a command may list: compgen -v / -A
+// variable PREFIX by prefix; compgen, env, printenv, export -p, declare
+// -p/-x, set without a name list them all: every removed variable whose
+// prefix (up to its first '_') the script names counts.
+func (u *universe) listing(m mentions, c *syntax.CallExpr) {
+	if !u.prefix || len(c.Args) == 0 {
+		return
+	}
+	line := int(c.Pos().Line())
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = joinedWord(a)
+	}
+	switch args[0] {
+	case "compgen":
+		for i := 1; i < len(args); i++ {
+			if args[i] == "-v" || args[i] == "-A" && i+1 < len(args) && args[i+1] == "variable" {
+				if args[i] == "-A" {
+					i++
+				}
+				if i+1 < len(args) {
+					u.byPrefix(m, args[i+1], line)
+					return
+				}
+			}
+		}
+		u.allListed = append(u.allListed, line) // compgen -v: every name
+	case "env", "printenv", "set":
+		if len(args) == 1 { // alone they print every variable
+			u.allListed = append(u.allListed, line)
+		}
+	}
+}
+
+// listedAll adds, where the script lists every variable (u.allListed),
+// each removed variable whose prefix up to its first '_' (MOONCAKE_) the
+// script's text names: `env | grep ^MOONCAKE_`, `compgen -v | grep ...`.
+func (u *universe) listedAll(m mentions, text []byte) {
+	if len(u.allListed) == 0 {
+		return
+	}
+	for _, names := range u.byClass["variable"] {
+		for _, n := range names {
+			if n.Kind != "variable" {
+				continue
+			}
+			pre := n.Name
+			if k := strings.IndexByte(pre, '_'); k > 0 {
+				pre = pre[:k+1]
+			}
+			if bytes.Contains(text, []byte(pre)) {
+				m.add(n, u.allListed[0])
+			}
+		}
+	}
+}
+
+// joinedWord is a word's literal text as the shell joins it; each
+// expansion or substitution in it stands as a space.
+func joinedWord(w *syntax.Word) string {
+	var b strings.Builder
+	var part func(p syntax.WordPart)
+	part = func(p syntax.WordPart) {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(strings.ReplaceAll(x.Value, "\\\n", ""))
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				part(q)
+			}
+		default:
+			b.WriteByte(' ')
+		}
+	}
+	for _, p := range w.Parts {
+		part(p)
+	}
+	return b.String()
 }
 
 // Change is one file's planned change in a fix run.

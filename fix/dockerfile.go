@@ -87,6 +87,13 @@ func Dockerfile(path string, src []byte, fs []finding.Finding) Plan {
 			return declineAll(fs, fmt.Sprintf("stage %q builds FROM %q, a stage of the source build, and is not part of it itself; remove or rebase it by hand", st.Name, st.Base.Text))
 		}
 	}
+	// The last stage is what `docker build` builds without --target: a
+	// removal that takes it changes what an untargeted build produces
+	// (the stage before it becomes the image, or is exported).
+	if len(doc.Stages) > 0 && doc.Stages[len(doc.Stages)-1].Name != "" && p.removed[strings.ToLower(doc.Stages[len(doc.Stages)-1].Name)] {
+		last := doc.Stages[len(doc.Stages)-1]
+		return declineAll(fs, fmt.Sprintf("stage %q is the last one, which a build without --target builds; removing it would change what such a build produces; remove it by hand", last.Name))
+	}
 	p.sw = p.switches()
 	var removedArgs []string
 	for _, st := range doc.Stages {

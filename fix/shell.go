@@ -87,7 +87,15 @@ func Shell(path string, src []byte, fs []finding.Finding) Plan {
 		gone, err = checkShell(path, fixed, p.names)
 	}
 	if err != nil {
-		return declineAll(fs, fmt.Sprintf("the fixed script would %v; fix it by hand", err))
+		reason := fmt.Sprintf("the fixed script would %v; fix it by hand", err)
+		if strings.HasPrefix(err.Error(), "not parse") {
+			// The planner removed every command of a branch, loop or
+			// function body that stays (an if with an else that keeps
+			// work): the parse error's line would be one of the fixed
+			// text, which the user never sees.
+			reason = "removing what the findings name would leave the body of an if, a loop or a function that stays empty, which bash does not allow; change the script by hand"
+		}
+		return declineAll(fs, reason)
 	}
 	for _, n := range gone {
 		plan.Gone = append(plan.Gone, Name{Kind: "variable", Name: n})

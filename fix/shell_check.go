@@ -279,6 +279,7 @@ func checkShell(path string, src []byte, removed map[string]map[string]bool) ([]
 	u := newUniverse([]*Change{{Gone: names}})
 	m := mentions{}
 	u.shellWords(m, f)
+	u.listedAll(m, joinedText(src))
 	if len(m) > 0 {
 		first := Name{}
 		for n, l := range m {

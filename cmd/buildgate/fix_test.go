@@ -270,3 +270,65 @@ func TestFixFifthReview(t *testing.T) {
 		t.Errorf("a removal past an unreadable file:\n%s%s", r.stdout, r.stderr)
 	}
 }
+
+// Sixth review of issue 17: more places that name what a removal takes
+// away, and fewer that only seem to.
+func TestFixSixthReview(t *testing.T) {
+	const pin = "mooncake-transfer-engine-rocm >= 0.3.13\n"
+	df := "FROM rocm/x AS base\n\nFROM base AS build_mooncake\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake\n\nFROM base AS final\nRUN echo hi\n"
+	exportSh := "#!/bin/bash\nexport MOONCAKE_BRANCH=\"v0.3.13\"\necho ready\n"
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		kept  string // the file that must stay as it was
+		fixed string // a file that must change ("" for none)
+	}{
+		{"a compose override file", map[string]string{"docker/Dockerfile.rocm": df, "docker-compose.override.yml": "services:\n  a:\n    build: {context: ., dockerfile: docker/Dockerfile.rocm, target: build_mooncake}\n"}, "docker/Dockerfile.rocm", ""},
+		{"a CI workflow", map[string]string{"docker/Dockerfile.rocm": df, ".github/workflows/ci.yml": "jobs:\n  b:\n    steps:\n      - run: docker build --target build_mooncake -f docker/Dockerfile.rocm .\n"}, "docker/Dockerfile.rocm", ""},
+		{"the last stage, which a build without --target builds", map[string]string{"docker/Dockerfile.wheels": "FROM rocm/dev AS base\nFROM base AS build_nixl\nRUN pip wheel nixl -w /wheels\nFROM base AS build_mooncake\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake && cd /opt/mooncake && pip wheel . -w /wheels\n"}, "docker/Dockerfile.wheels", ""},
+		{"a requirements file reading an export", map[string]string{"scripts/env.sh": exportSh, "requirements/extra.txt": "--extra-index-url https://pypi.example/${MOONCAKE_BRANCH}/simple\n"}, "scripts/env.sh", ""},
+		{"compgen -A variable", map[string]string{"scripts/env.sh": exportSh, "scripts/show.sh": "#!/bin/bash\nsource scripts/env.sh\nfor v in $(compgen -A variable MOONCAKE_); do echo \"$v\"; done\n"}, "scripts/env.sh", ""},
+		{"env | grep", map[string]string{"scripts/env.sh": exportSh, "scripts/show.sh": "#!/bin/bash\nenv | grep ^MOONCAKE_\n"}, "scripts/env.sh", ""},
+		{"a word split by quotes", map[string]string{"docker/Dockerfile.rocm": df, "scripts/ci.sh": "#!/bin/bash\ndocker build --target build_\"moon\"cake .\n"}, "docker/Dockerfile.rocm", ""},
+		{"a variable named like the stage does not keep it", map[string]string{"docker/Dockerfile.rocm": df, "scripts/b.sh": "#!/bin/bash\nif [ \"${BUILD_MOONCAKE:-0}\" = 1 ]; then echo yes; fi\ndocker build --build-arg BUILD_MOONCAKE=0 .\n", "docker-bake.hcl": "variable \"BUILD_MOONCAKE\" {\n  default = \"0\"\n}\ntarget \"app\" {\n  args = { BUILD_MOONCAKE = BUILD_MOONCAKE }\n}\n"}, "", "docker/Dockerfile.rocm"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.files["requirements/rocm.txt"] = pin
+			dir := writeTree(t, c.files)
+			r := runBin(t, dir, "fix", "--root", ".")
+			if r.code == 2 {
+				t.Fatalf("exit 2\n%s%s", r.stdout, r.stderr)
+			}
+			if c.kept != "" {
+				if b, _ := os.ReadFile(filepath.Join(dir, c.kept)); string(b) != c.files[c.kept] {
+					t.Errorf("%s changed:\n%s\n%s%s", c.kept, b, r.stdout, r.stderr)
+				}
+			}
+			if c.fixed != "" {
+				if b, _ := os.ReadFile(filepath.Join(dir, c.fixed)); string(b) == c.files[c.fixed] {
+					t.Errorf("%s not fixed:\n%s%s", c.fixed, r.stdout, r.stderr)
+				}
+			}
+		})
+	}
+	// A link to a script the same run fixes is read as fixed: one run.
+	dir := writeTree(t, map[string]string{
+		"requirements/rocm.txt": pin,
+		"scripts/env.sh":        "#!/bin/bash\nexport EXTRA_TARGETS=\"mooncake-rocm-ci\"\necho ready\n",
+		"scripts/build.sh":      "#!/bin/bash\ncase \"$1\" in\n  app)\n    echo app\n    ;;\n  mooncake-rocm-ci)\n    echo \"${EXTRA_TARGETS}\"\n    ;;\nesac\n",
+	})
+	os.MkdirAll(filepath.Join(dir, "ci"), 0o755)
+	if err := os.Symlink("../scripts/build.sh", filepath.Join(dir, "ci", "build.sh")); err != nil {
+		t.Skip(err)
+	}
+	runBin(t, dir, "fix", "--root", ".")
+	if r := runBin(t, dir, "fix", "--root", ".", "--diff"); r.stdout != "" {
+		t.Errorf("a second run still changes:\n%s%s", r.stdout, r.stderr)
+	}
+	// An if whose branch would be left empty: the reason says so.
+	dir = writeTree(t, map[string]string{"requirements/rocm.txt": pin,
+		"scripts/ci.sh": "#!/bin/bash\nif [[ -n \"${MOONCAKE_BRANCH:-}\" ]]; then\n  echo \"mc ${MOONCAKE_BRANCH}\"\nelse\n  echo \"no mc\"\nfi\n"})
+	if r := runBin(t, dir, "fix", "--root", "."); !strings.Contains(r.stdout, "would leave the body of an if") {
+		t.Errorf("reason:\n%s%s", r.stdout, r.stderr)
+	}
+}

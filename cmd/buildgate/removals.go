@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/buildgate/buildgate/discover"
 	"github.com/buildgate/buildgate/finding"
@@ -93,6 +95,9 @@ func planFixes(ctx context.Context, root string, r *os.Root, byPath, suppressed 
 		err = fix.Resolve(ctx, changes, files, func(p string) ([]byte, error) {
 			b, err := safefile.In(r, p, loader.DefaultMaxFileSize)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				if !strictlySearched(p) {
+					return nil, fs.ErrNotExist
+				}
 				return nil, errors.New(safefile.Describe(err))
 			}
 			return b, err
@@ -112,8 +117,10 @@ func planFixes(ctx context.Context, root string, r *os.Root, byPath, suppressed 
 // searchFiles are the files a removal must not leave naming what it
 // removed: every build file discovery finds under root, with no exclude
 // and whatever paths the run was given (a script the configuration
-// excludes still runs), and every file bake merges (docker-bake.json,
-// compose files) anywhere in the tree.
+// excludes still runs), and every YAML and JSON file anywhere in the tree
+// (compose files, whatever their name, bake JSON, CI pipelines). A link
+// to a file inside the root is searched as its target, which a fix of the
+// same run may change.
 func searchFiles(root string) ([]string, error) {
 	found, err := discover.Find(root, []string{root}, discover.Options{})
 	if err != nil {
@@ -138,14 +145,61 @@ func searchFiles(root string) ([]string, error) {
 		if d.IsDir() && p != root && discover.SkippedDirs[d.Name()] {
 			return fs.SkipDir
 		}
-		if !d.IsDir() && fix.BakeLoad(d.Name()) {
+		if !d.IsDir() && (fix.BakeLoad(d.Name()) || configText(d.Name())) {
 			if rel, err := filepath.Rel(root, p); err == nil {
 				out = append(out, filepath.ToSlash(rel))
 			}
 		}
 		return nil
 	})
+	for i, p := range out {
+		out[i] = linkedInRoot(root, p)
+	}
 	return out, err
+}
+
+// configText reports whether a file name is YAML or JSON: compose files
+// under any name, bake JSON, CI pipelines may name a stage or a target.
+func configText(name string) bool {
+	for _, ext := range []string{".yml", ".yaml", ".json"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// strictlySearched reports whether a file that cannot be read refuses
+// every removal: a build file or one bake or compose loads by name. Other
+// YAML and JSON files too large to read are passed over (a data file of
+// a repository must not block every fix; docs/fix.md).
+func strictlySearched(p string) bool {
+	base := path.Base(p)
+	return !configText(base) || fix.BakeLoad(base) || strings.Contains(base, "compose") || strings.HasPrefix(base, "docker-bake")
+}
+
+// linkedInRoot is the path a link inside the root leads to, when it is a
+// file inside the root; the path itself otherwise (a link out of the root
+// cannot be read, which refuses the removals it could stop).
+func linkedInRoot(root, rel string) string {
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	st, err := os.Lstat(abs)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return rel
+	}
+	target, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return rel
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return rel
+	}
+	r, err := filepath.Rel(realRoot, target)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return rel
+	}
+	return filepath.ToSlash(r)
 }
 
 // fileEdits are the edits of one file: the findings' own fixes, and the
