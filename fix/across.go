@@ -13,6 +13,7 @@ import (
 	"github.com/buildgate/buildgate/loader"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -63,6 +64,9 @@ func wordClass(kind string) func(byte) bool {
 type universe struct {
 	byClass map[string]map[string][]Name // "stage" (lower case), "target", "variable" -> word -> names
 	prefix  bool                         // some variable could be listed by prefix
+	// parts are the lower-case alphanumeric parts of the stage and target
+	// names (for anyPart).
+	parts map[string]bool
 	// allListed are the lines of commands that list every variable (env,
 	// compgen -v without a prefix) in the file being read.
 	allListed []int
@@ -70,7 +74,7 @@ type universe struct {
 }
 
 func newUniverse(changes []*Change) *universe {
-	u := &universe{byClass: map[string]map[string][]Name{"stage": {}, "target": {}, "variable": {}}}
+	u := &universe{byClass: map[string]map[string][]Name{"stage": {}, "target": {}, "variable": {}}, parts: map[string]bool{}}
 	seen := map[Name]bool{}
 	for _, c := range changes {
 		for _, n := range c.Gone {
@@ -82,8 +86,10 @@ func newUniverse(changes []*Change) *universe {
 			switch n.Kind {
 			case "stage":
 				class, word = "stage", strings.ToLower(n.Name)
+				u.addParts(word)
 			case "target", "group":
 				class = "target"
+				u.addParts(strings.ToLower(n.Name))
 			case "variable":
 				u.prefix = true
 			}
@@ -92,6 +98,14 @@ func newUniverse(changes []*Change) *universe {
 		}
 	}
 	return u
+}
+
+func (u *universe) addParts(name string) {
+	for _, p := range strings.FieldsFunc(name, func(r rune) bool { return r > 0x7f || !isAlnum(byte(r)) }) {
+		if len(p) >= 3 {
+			u.parts[p] = true
+		}
+	}
 }
 
 // mentions are the names of the universe a file names, each with the
@@ -196,7 +210,7 @@ func (u *universe) namesIn(p string, text []byte) (mentions, error) {
 	// The cheap pre-check, one pass: the text's words, with quotes and
 	// line continuations taken out (build_"moon"cake, build_moon\
 	// cake), against every name; and anything that lists variables.
-	if !u.anyWord(joinedText(text)) && (!u.prefix || !listsVariables(text)) {
+	if !u.anyWord(joinedText(text)) && (!u.prefix || !listsVariables(text)) && !u.anyPart(text) {
 		return m, nil
 	}
 	switch {
@@ -285,6 +299,34 @@ func joinedText(text []byte) []byte {
 	}
 	return out
 }
+
+// anyPart reports whether text holds, as an alphanumeric run, a part of a
+// stage or target name (mooncake, rocm of mooncake-rocm-ci) next to a
+// brace or an expansion: bash may build the name there
+// ({nixl,mooncake}-rocm-ci, "${dep}-rocm-ci"), so the file is parsed.
+func (u *universe) anyPart(text []byte) bool {
+	if len(u.parts) == 0 || !bytes.ContainsAny(text, "{$") {
+		return false
+	}
+	low := asciiLower(text)
+	for i := 0; i < len(low); {
+		if !isAlnum(low[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(low) && isAlnum(low[j]) {
+			j++
+		}
+		if u.parts[string(low[i:j])] {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+func isAlnum(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' }
 
 // anyWord reports whether text holds any name of the universe as a word of
 // its class (without regard to kinds or case: a pre-check).
@@ -422,8 +464,9 @@ func (u *universe) shellWords(m mentions, f *syntax.File) {
 		switch x := n.(type) {
 		case *syntax.Word:
 			// The word as the shell joins it: build_"moon"cake is one
-			// word; an expansion in it splits it.
-			u.words(m, []byte(joinedWord(x)), int(x.Pos().Line()), false, true)
+			// word; {nixl,mooncake}-rocm-ci is two; an expansion in it
+			// splits it, and a name it may complete counts.
+			u.braceWords(m, x)
 		case *syntax.ParamExp:
 			if x.Param != nil {
 				u.variable(m, x.Param.Value, int(x.Pos().Line()))
@@ -448,6 +491,90 @@ func (u *universe) shellWords(m mentions, f *syntax.File) {
 		}
 		return true
 	})
+}
+
+// maxBraceWords bounds a word's brace expansion; past it, every stage and
+// target counts as named (the word could spell any of them).
+const maxBraceWords = 1024
+
+// braceWords reads a word as bash expands its braces, each expansion as a
+// word of its own, and the names an expansion inside it may complete.
+func (u *universe) braceWords(m mentions, w *syntax.Word) {
+	line := int(w.Pos().Line())
+	cp := *w
+	cp.Parts = append([]syntax.WordPart(nil), w.Parts...)
+	if !syntax.SplitBraces(&cp) {
+		u.words(m, []byte(joinedWord(w)), line, false, true)
+		u.completed(m, w, line)
+		return
+	}
+	n := 0
+	for x, err := range expand.BracesSeq(nil, &cp) {
+		n++
+		if err != nil || n > maxBraceWords {
+			for _, class := range []string{"stage", "target"} {
+				for _, names := range u.byClass[class] {
+					for _, nm := range names {
+						m.add(nm, line)
+					}
+				}
+			}
+			return
+		}
+		u.words(m, []byte(joinedWord(x)), line, false, true)
+		u.completed(m, x, line)
+	}
+}
+
+// completed adds the stages and targets a word built around an expansion
+// may spell: "${dep}-rocm-ci" may be mooncake-rocm-ci, "build_${x}" may
+// be build_mooncake. The literal next to the expansion must be a whole
+// end of the name, and hold a letter or digit.
+func (u *universe) completed(m mentions, w *syntax.Word, line int) {
+	joined := joinedWord(w)
+	if !strings.Contains(joined, " ") {
+		return
+	}
+	segs := strings.Split(joined, " ")
+	for _, class := range []string{"stage", "target"} {
+		in := wordClass(class)
+		for k, seg := range segs {
+			if class == "stage" {
+				seg = strings.ToLower(seg)
+			}
+			var after, before string // a run after an expansion, before one
+			if k > 0 {
+				e := 0
+				for e < len(seg) && in(seg[e]) {
+					e++
+				}
+				after = seg[:e]
+			}
+			if k < len(segs)-1 {
+				b := len(seg)
+				for b > 0 && in(seg[b-1]) {
+					b--
+				}
+				before = seg[b:]
+			}
+			for word, names := range u.byClass[class] {
+				if after != "" && hasAlnum(after) && strings.HasSuffix(word, after) || before != "" && hasAlnum(before) && strings.HasPrefix(word, before) {
+					for _, nm := range names {
+						m.add(nm, line)
+					}
+				}
+			}
+		}
+	}
+}
+
+func hasAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // variable adds the removed variable a parameter expansion reads (an

@@ -520,6 +520,28 @@ func checkDockerfile(path string, src []byte, removed map[string]bool, args []st
 	for _, a := range doc.GlobalArgs {
 		declared[a.Name] = true
 	}
+	// An ARG whose default names a removed stage: FROM ${ARG} and
+	// --from=${ARG} expand it, and the stage is gone.
+	var defaults []loader.ArgDef
+	defaults = append(defaults, doc.GlobalArgs...)
+	for _, ins := range doc.Preamble {
+		defaults = append(defaults, ins.ArgDefs...)
+	}
+	for _, st := range doc.Stages {
+		for _, ins := range st.Instructions {
+			defaults = append(defaults, ins.ArgDefs...)
+		}
+	}
+	for _, a := range defaults {
+		if a.Default == nil {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(*a.Default), func(r rune) bool { return r > 0x7f || !wordClass("stage")(byte(r)) }) {
+			if removed[w] {
+				return fmt.Errorf("keep ARG %s (line %d), whose default names the removed stage %q (FROM or --from may expand it)", a.Name, a.Pos.Line, w)
+			}
+		}
+	}
 	removedArg := map[string]bool{}
 	for _, a := range args {
 		removedArg[a] = true

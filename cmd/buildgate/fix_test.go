@@ -332,3 +332,31 @@ func TestFixSixthReview(t *testing.T) {
 		t.Errorf("reason:\n%s%s", r.stdout, r.stderr)
 	}
 }
+
+// Seventh review of issue 17: names bash builds (brace expansion, a word
+// around an expansion) and a stage an ARG default names.
+func TestFixSeventhReview(t *testing.T) {
+	const pin = "mooncake-transfer-engine-rocm >= 0.3.13\n"
+	bake := "target \"nixl-rocm-ci\" {\n  target = \"build_nixl\"\n}\n\ntarget \"mooncake-rocm-ci\" {\n  target = \"build_mooncake\"\n}\n"
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		kept  string
+	}{
+		{"brace expansion", map[string]string{"docker/ci.hcl": bake, "scripts/deps.sh": "#!/bin/bash\ndocker buildx bake -f docker/ci.hcl {nixl,mooncake}-rocm-ci\n"}, "docker/ci.hcl"},
+		{"a name built around a loop variable", map[string]string{"docker/ci.hcl": bake, "scripts/deps.sh": "#!/bin/bash\nfor dep in nixl mooncake; do docker buildx bake -f docker/ci.hcl \"${dep}-rocm-ci\"; done\n"}, "docker/ci.hcl"},
+		{"an ARG default naming a removed stage", map[string]string{"docker/Dockerfile.rocm": "ARG WHEEL_STAGE=export_mooncake\nFROM rocm/dev AS base\n\nFROM base AS build_mooncake\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake && cd /opt/mooncake && pip wheel . -w /wheels\n\nFROM scratch AS export_mooncake\nCOPY --from=build_mooncake /wheels /\n\nFROM ${WHEEL_STAGE} AS wheels\n\nFROM base AS final\nCOPY --from=wheels / /wheels\nRUN echo hi\n"}, "docker/Dockerfile.rocm"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.files["requirements/rocm.txt"] = pin
+			dir := writeTree(t, c.files)
+			r := runBin(t, dir, "fix", "--root", ".")
+			if r.code == 2 {
+				t.Fatalf("exit 2\n%s%s", r.stdout, r.stderr)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, c.kept)); string(b) != c.files[c.kept] {
+				t.Errorf("%s changed:\n%s\n%s%s", c.kept, b, r.stdout, r.stderr)
+			}
+		})
+	}
+}
