@@ -138,10 +138,24 @@ func main() {
 		if conftest != "" {
 			cw, cm := best(*runs, conftest, "test", "--no-color", "-p", conftestPol, root)
 			cf = fmt.Sprintf("%.3f s | %.0f MB | %.2f", cw.Seconds(), cm, lw.Seconds()/cw.Seconds())
+			if conftestFails(conftest, conftestPol, root) {
+				// It stopped at a file it cannot parse (Mooncake's
+				// .devcontainer JSON with comments): its time is no
+				// comparison.
+				cf = "failed | - | -"
+			}
 		}
 		fmt.Printf("| %s | %d | %.1f | %.3f s | %.0f | %.0f MB | %.3f s | %.0f MB | %.2f | %s |\n",
 			names[i], files, float64(bytes)/1e6, lw.Seconds(), float64(files)/lw.Seconds(), lm, pw.Seconds(), pm, lw.Seconds()/pw.Seconds(), cf)
 	}
+}
+
+// conftestFails reports whether conftest stops with an error on root
+// (not a failed policy: a file it cannot parse).
+func conftestFails(conftest, pol, root string) bool {
+	cmd := exec.Command(conftest, "test", "--no-color", "-p", pol, root)
+	out, _ := cmd.CombinedOutput()
+	return strings.Contains(string(out), "Error: ")
 }
 
 type repoFlags []string
