@@ -126,6 +126,17 @@ unread(d) if {
 # (one native scan), the document only where the path occurs.
 named_by_build_file(f) if f in input.facts.named_requirements
 
+# A requirements file that pulls f in with -r names it, however the line
+# spells the path (-r rocm.txt beside it): the loader resolves includes,
+# so the text need not hold f.
+named_by_build_file(f) if {
+	not input.facts
+	some d in lib.all_documents_of("requirements")
+	d.path != f
+	some i in d.includes
+	i.path == f
+}
+
 named_by_build_file(f) if {
 	not input.facts
 	some d in lib.all_documents
