@@ -1,0 +1,134 @@
+package fix
+
+// The check of a fixed Dockerfile: parsed again as buildkit reads it, it
+// must not refer to anything the fix removed.
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/buildgate/buildgate/loader"
+)
+
+var varRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// checkDockerfile parses a fixed Dockerfile as buildkit reads it and
+// looks for what the removal left dangling: a stage built FROM, copied
+// or mounted from a removed stage, a removed ARG still expanded where no
+// ARG declares it.
+func checkDockerfile(path string, src []byte, removed map[string]bool, args []string) error {
+	doc, ok := loader.Parse(loader.KindDockerfile, path, src).(*loader.DockerfileDocument)
+	if !ok {
+		return fmt.Errorf("not be a Dockerfile")
+	}
+	if len(doc.Errors) > 0 {
+		return fmt.Errorf("not parse (line %d: %s)", doc.Errors[0].Pos.Line, doc.Errors[0].Message)
+	}
+	declared := map[string]bool{}
+	for _, a := range doc.GlobalArgs {
+		declared[a.Name] = true
+	}
+	// An ARG whose default names a removed stage: FROM ${ARG} and
+	// --from=${ARG} expand it, and the stage is gone.
+	var defaults []loader.ArgDef
+	defaults = append(defaults, doc.GlobalArgs...)
+	for _, ins := range doc.Preamble {
+		defaults = append(defaults, ins.ArgDefs...)
+	}
+	for _, st := range doc.Stages {
+		for _, ins := range st.Instructions {
+			defaults = append(defaults, ins.ArgDefs...)
+		}
+	}
+	for _, a := range defaults {
+		if a.Default == nil {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(*a.Default), func(r rune) bool { return r > 0x7f || !wordClass("stage")(byte(r)) }) {
+			if removed[w] {
+				return fmt.Errorf("keep ARG %s (line %d), whose default names the removed stage %q (FROM or --from may expand it)", a.Name, a.Pos.Line, w)
+			}
+		}
+	}
+	removedArg := map[string]bool{}
+	for _, a := range args {
+		removedArg[a] = true
+	}
+	var all []loader.Instruction
+	all = append(all, doc.Preamble...)
+	for _, st := range doc.Stages {
+		if removed[strings.ToLower(st.Base.Text)] {
+			return fmt.Errorf("build stage %q FROM the removed stage %q", st.Name, st.Base.Text)
+		}
+		all = append(all, st.Instructions...)
+	}
+	numbered := func(from string) bool {
+		return from != "" && strings.Trim(from, "0123456789") == ""
+	}
+	for _, ins := range all {
+		for _, a := range ins.ArgDefs {
+			declared[a.Name] = true
+			// A stage's bare ARG takes the global default the fix removed:
+			// the value would silently become empty.
+			if a.Default == nil && removedArg[a.Name] && !globalDeclared(doc, a.Name) {
+				return fmt.Errorf("leave a bare ARG %s (line %d) whose value came from a removed declaration (a global default or a build argument)", a.Name, ins.Pos.Line)
+			}
+		}
+		for _, e := range ins.Env {
+			declared[e.Key] = true
+		}
+		if len(removed) > 0 && numbered(copyFrom(ins)) {
+			return fmt.Errorf("shift what --from=%s names (a stage is removed before or at it; line %d)", copyFrom(ins), ins.Pos.Line)
+		}
+		for _, m := range ins.Mounts {
+			if len(removed) > 0 && numbered(m.From) {
+				return fmt.Errorf("shift what from=%s names (a stage is removed before or at it; line %d)", m.From, ins.Pos.Line)
+			}
+		}
+		if from := copyFrom(ins); removed[strings.ToLower(from)] {
+			return fmt.Errorf("copy from the removed stage %q (line %d)", from, ins.Pos.Line)
+		}
+		for _, m := range ins.Mounts {
+			if removed[strings.ToLower(m.From)] {
+				return fmt.Errorf("mount the removed stage %q (line %d)", m.From, ins.Pos.Line)
+			}
+		}
+	}
+	sort.Strings(args)
+	for _, ins := range all {
+		text := ins.Original
+		for _, h := range ins.Heredocs {
+			text += "\n" + h.Body
+		}
+		for _, m := range varRef.FindAllStringSubmatch(text, -1) {
+			if i := sort.SearchStrings(args, m[1]); i < len(args) && args[i] == m[1] && !declared[m[1]] {
+				return fmt.Errorf("expand the removed ARG %s (line %d)", m[1], ins.Pos.Line)
+			}
+		}
+	}
+	return nil
+}
+
+// copyFrom is the stage (or image) a COPY --from names, "" for none.
+func copyFrom(ins loader.Instruction) string {
+	if ins.CopyFrom != nil && ins.CopyFrom.Value != nil {
+		return *ins.CopyFrom.Value
+	}
+	for _, f := range ins.Flags {
+		if f.Name == "from" {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+func globalDeclared(doc *loader.DockerfileDocument, name string) bool {
+	for _, a := range doc.GlobalArgs {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
+}
