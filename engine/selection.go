@@ -138,18 +138,39 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 			break
 		}
 		sort.Ints(todo)
-		err = convertEach(in.Documents, todo, func(i int, t *ast.Term) {
-			s := t
-			if !e.OneEvaluation {
-				s = stub(string(in.Documents[i].DocKind()), t, names)
-			}
+		// Which are kept whole is decided in document order before any
+		// is converted: those are converted whole (and pruned to their
+		// stub), the others straight to their stub.
+		keep := map[int]bool{}
+		for _, i := range todo {
 			size := int64(len(in.Documents[i].DocSource()))
+			if e.OneEvaluation || kept+size <= firstBatch*batchBytes {
+				keep[i], kept = true, kept+size
+			}
+		}
+		err = parallel(todo, func(i int) error {
+			d := loader.Parsed(in.Documents[i])
+			kind := string(in.Documents[i].DocKind())
+			var t, s *ast.Term
+			var err error
+			switch {
+			case keep[i]:
+				if t, err = toTerm(reflect.ValueOf(d)); err != nil {
+					return err
+				}
+				s = t
+				if !e.OneEvaluation {
+					s = stub(kind, t, names)
+				}
+			default:
+				if s, err = toStub(reflect.ValueOf(d), stubShapes(kind, names)); err != nil {
+					return err
+				}
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			stubs[i] = s
-			if e.OneEvaluation || kept+size <= firstBatch*batchBytes {
-				whole[i], kept = t, kept+size
-			}
+			stubs[i], whole[i] = s, t
+			return nil
 		})
 		if err != nil {
 			return nil, err
@@ -274,6 +295,37 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 	}
 	finding.Sort(out)
 	return out, nil
+}
+
+// parallel runs fn for each index on GOMAXPROCS workers and returns the
+// first error.
+func parallel(idx []int, fn func(int) error) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	errs := make([]error, len(idx))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(idx)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				errs[k] = fn(idx[k])
+			}
+		}()
+	}
+	for k := range idx {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // convertEach converts the documents at the given indexes in parallel

@@ -4,6 +4,7 @@
 package engine
 
 import (
+	"reflect"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -192,4 +193,100 @@ func requirementsNamer(cfg ast.Value) func(ast.Value) bool {
 		}
 		return false
 	}
+}
+
+// toStub converts a Go document straight to its stub (stub(toTerm(v)),
+// without building the whole document as Rego values first): for the
+// selected documents the first batch does not keep, which are converted
+// whole again in their own batch.
+func toStub(v reflect.Value, s *shape) (*ast.Term, error) {
+	if s == nil || !v.IsValid() {
+		return toTerm(v)
+	}
+	t := v.Type()
+	if t == rawType || t.Implements(marshalerType) && t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
+		return toTerm(v) // what it marshals to is pruned as a value
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nullTerm, nil
+		}
+		return toStub(v.Elem(), s)
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && (v.IsNil() || t.Elem().Kind() == reflect.Uint8) {
+			return toTerm(v)
+		}
+		out := make([]*ast.Term, 0, v.Len())
+		for i := 0; i < v.Len(); i++ {
+			x, err := toStub(v.Index(i), s)
+			if err != nil {
+				return nil, err
+			}
+			if s.filter != nil && !s.filter.keeps(x.Value) {
+				continue
+			}
+			out = append(out, x)
+		}
+		return ast.ArrayTerm(out...), nil
+	case reflect.Map:
+		if v.IsNil() || t.Key().Kind() != reflect.String {
+			return toTerm(v)
+		}
+		all, every := s.keys["*"]
+		var items [][2]*ast.Term
+		iter := v.MapRange()
+		for iter.Next() {
+			sub, ok := s.keys[iter.Key().String()]
+			if !ok && every {
+				sub, ok = all, true
+			}
+			if !ok {
+				continue
+			}
+			x, err := toStub(iter.Value(), sub)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, [2]*ast.Term{ast.StringTerm(iter.Key().String()), x})
+		}
+		return ast.ObjectTerm(items...), nil
+	case reflect.Struct:
+		var items [][2]*ast.Term
+		for _, f := range fieldsOf(t) {
+			sub, ok := s.keys[string(f.key.Value.(ast.String))]
+			if !ok {
+				continue
+			}
+			fv, err := v.FieldByIndexErr(f.index)
+			if err != nil || f.omitEmpty && isEmpty(fv) {
+				continue
+			}
+			x, err := toStub(fv, sub)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, [2]*ast.Term{f.key, x})
+		}
+		return ast.ObjectTerm(items...), nil
+	}
+	return toTerm(v)
+}
+
+// keeps applies a filter to an element already pruned to its shape (the
+// field it looks at is always one the shape keeps).
+func (f *filter) keeps(v ast.Value) bool {
+	o, ok := v.(ast.Object)
+	if !ok {
+		return false
+	}
+	x := o.Get(ast.StringTerm(f.field))
+	if x == nil {
+		return false
+	}
+	if f.nonEmpty {
+		a, isArr := x.Value.(*ast.Array)
+		return isArr && a.Len() > 0
+	}
+	return f.keep(x.Value)
 }

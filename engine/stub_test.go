@@ -1,0 +1,57 @@
+package engine
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/buildgate/buildgate/loader"
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// toStub, which converts a document straight to its stub, gives what
+// pruning its whole conversion gives (stub), on every build file of the
+// fixtures and of vLLM's real tree.
+func TestToStubIsThePrunedDocument(t *testing.T) {
+	cfg, _ := ast.InterfaceToValue(map[string]any{"migrations": []any{map[string]any{"requirements": []any{"requirements/rocm.txt", "requirements/common.txt"}}}})
+	names := requirementsNamer(cfg)
+	n := 0
+	for _, root := range []string{"../testdata/vllm-rocm/before", "../loader/testdata/examples", "../../shared/corpus/vllm/latest"} {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err // ../shared absent: that root is skipped
+			}
+			if d.IsDir() {
+				return nil
+			}
+			rel, _ := filepath.Rel(root, p)
+			kind, ok := loader.DetectName(filepath.ToSlash(rel))
+			if !ok {
+				return nil
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := loader.Parse(kind, filepath.ToSlash(rel), src)
+			whole, err := toTerm(reflect.ValueOf(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			direct, err := toStub(reflect.ValueOf(doc), stubShapes(string(kind), names))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := stub(string(kind), whole, names); want.Value.Compare(direct.Value) != 0 {
+				t.Errorf("%s: toStub differs from the pruned document:\n%v\n%v", p, direct, want)
+			}
+			n++
+			return nil
+		})
+	}
+	if n < 20 {
+		t.Fatalf("only %d files compared", n)
+	}
+}
