@@ -149,7 +149,10 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 			}
 		}
 		err = parallel(todo, func(i int) error {
-			d := loader.Parsed(in.Documents[i])
+			d := loader.Outline(in.Documents[i])
+			if keep[i] {
+				d = loader.Parsed(in.Documents[i])
+			}
 			kind := string(in.Documents[i].DocKind())
 			var t, s *ast.Term
 			var err error

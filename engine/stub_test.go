@@ -12,8 +12,9 @@ import (
 )
 
 // toStub, which converts a document straight to its stub, gives what
-// pruning its whole conversion gives (stub), on every build file of the
-// fixtures and of vLLM's real tree.
+// pruning its whole conversion gives (stub), also from the outline the
+// selection parses (loader.Outline), on every build file of the fixtures
+// and of vLLM's real tree.
 func TestToStubIsThePrunedDocument(t *testing.T) {
 	cfg, _ := ast.InterfaceToValue(map[string]any{"migrations": []any{map[string]any{"requirements": []any{"requirements/rocm.txt", "requirements/common.txt"}}}})
 	names := requirementsNamer(cfg)
@@ -44,8 +45,18 @@ func TestToStubIsThePrunedDocument(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := stub(string(kind), whole, names); want.Value.Compare(direct.Value) != 0 {
+			want := stub(string(kind), whole, names)
+			if want.Value.Compare(direct.Value) != 0 {
 				t.Errorf("%s: toStub differs from the pruned document:\n%v\n%v", p, direct, want)
+			}
+			// The outline the selection parses (a Dockerfile without what
+			// its RUNs hold) has the same stub.
+			outlined, err := toStub(reflect.ValueOf(loader.Outline(loader.Prepare(kind, filepath.ToSlash(rel), src))), stubShapes(string(kind), names))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.Value.Compare(outlined.Value) != 0 {
+				t.Errorf("%s: the outline's stub differs:\n%v\n%v", p, outlined, want)
 			}
 			kinds[kind]++
 			return nil

@@ -123,15 +123,22 @@ type dockerLoad struct {
 	escape byte
 	doc    *DockerfileDocument
 	lint   *linter.Linter
+	// outline skips what RUN instructions hold (their scripts, mounts,
+	// heredocs): see Outline.
+	outline bool
 }
 
 func loadDockerfile(path string, src []byte) *DockerfileDocument {
+	return loadDockerfileAs(path, src, false)
+}
+
+func loadDockerfileAs(path string, src []byte, outline bool) *DockerfileDocument {
 	doc := &DockerfileDocument{
 		Header:     Header{Kind: KindDockerfile, Path: path},
 		Directives: []Directive{}, GlobalArgs: []ArgDef{}, Preamble: []Instruction{},
 		Stages: []Stage{}, Warnings: []LintWarning{}, Errors: []Error{},
 	}
-	d := &dockerLoad{idx: newLineIndex(src), doc: doc}
+	d := &dockerLoad{idx: newLineIndex(src), doc: doc, outline: outline}
 	if len(src) > maxDockerfileBytes {
 		doc.Errors = append(doc.Errors, Error{Message: sizeBoundError("Dockerfile", len(src), maxDockerfileBytes), Pos: d.idx.span(0, 0)})
 		return doc
@@ -428,7 +435,9 @@ func (d *dockerLoad) instruction(n *parser.Node) (Instruction, any) {
 	case *instructions.LabelCommand:
 		in.Env = d.pairs(c.Labels, argToks, m, in.Pos)
 	case *instructions.RunCommand:
-		d.run(&in, c, m, rest, lastCmdLine, n)
+		if !d.outline {
+			d.run(&in, c, m, rest, lastCmdLine, n)
+		}
 	case *instructions.CopyCommand:
 		if c.From != "" {
 			in.CopyFrom = d.flagWord(in.Flags, "from", c.From)

@@ -58,6 +58,19 @@ func Prepare(kind Kind, rel string, src []byte) Document {
 	return l
 }
 
+// Outline is a document as far as the repository's facts need it: for a
+// Dockerfile waiting to be parsed, its stages and instructions without
+// what its RUNs hold (their scripts, mounts and heredocs are most of the
+// parse, and only the document's own findings read them); any other as
+// Parsed gives it. Its errors are not remembered: the full parse, when
+// the document's turn comes, gives them.
+func Outline(d Document) Document {
+	if l, ok := d.(*Lazy); ok && l.Kind == KindDockerfile {
+		return loadDockerfileAs(l.Path, l.src, true)
+	}
+	return Parsed(d)
+}
+
 // Parsed is a document ready to read: a Lazy one parsed (anew, not kept),
 // any other as it is.
 func Parsed(d Document) Document {
