@@ -13,20 +13,30 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
-// convertDocs converts the documents at the given indexes into terms, in
-// parallel.
+// convertDocs converts the documents at the given indexes into terms (at
+// the same indexes), in parallel. A document waiting to be parsed is
+// parsed now that the rules read it, and the parse is let go once
+// converted.
 func convertDocs(docs []loader.Document, idx []int, terms []*ast.Term) error {
+	return parallel(idx, func(i int) error {
+		t, err := toTerm(reflect.ValueOf(loader.Parsed(docs[i])))
+		terms[i] = t
+		return err
+	})
+}
+
+// parallel runs fn for each index on GOMAXPROCS workers (each index is
+// its own: fn may write a slice at it) and returns the errors joined.
+func parallel(idx []int, fn func(int) error) error {
 	errs := make([]error, len(idx))
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(idx)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				// A document waiting to be parsed is parsed now that the
-				// rules read it, and the parse is let go once converted.
-				terms[idx[k]], errs[k] = toTerm(reflect.ValueOf(loader.Parsed(docs[idx[k]])))
+				errs[k] = fn(idx[k])
 			}
 		}()
 	}

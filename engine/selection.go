@@ -8,9 +8,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"runtime"
 	"sort"
-	"sync"
 
 	"github.com/buildgate/buildgate/finding"
 	"github.com/buildgate/buildgate/loader"
@@ -89,7 +87,7 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 		return nil, err
 	}
 	cfgTerm := ast.NewTerm(cfg)
-	names := requirementsNamer(cfg)
+	shapes := stubShapesFor(requirementsNamer(cfg))
 	build := func(docs, others []*ast.Term, facts *ast.Term) ast.Value {
 		kv := [][2]*ast.Term{
 			{ast.StringTerm("documents"), ast.ArrayTerm(docs...)},
@@ -105,9 +103,9 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 	}
 	stubs := make([]*ast.Term, n) // set once selected
 	whole := make([]*ast.Term, n) // set while in the batch being evaluated
-	var mu sync.Mutex
-	kept := int64(0)
-	for round := 0; round < maxSelectRounds; round++ {
+	// overView evaluates q over every document as far as it is known:
+	// selected ones as their stub, the others bare.
+	overView := func(q *rego.PreparedEvalQuery, what string) (rego.ResultSet, error) {
 		view := make([]*ast.Term, n)
 		for i := range view {
 			view[i] = bare[i]
@@ -115,12 +113,20 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 				view[i] = stubs[i]
 			}
 		}
-		rs, err := e.selector.Eval(ctx, rego.EvalParsedInput(build(view, nil, nil)))
+		rs, err := q.Eval(ctx, rego.EvalParsedInput(build(view, nil, nil)))
+		if err != nil && ctx.Err() != nil {
+			return nil, &TimeoutError{Query: what, Err: ctx.Err()}
+		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, &TimeoutError{Query: "the selection of documents", Err: ctx.Err()}
-			}
-			return nil, fmt.Errorf("selecting documents: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		return rs, nil
+	}
+	kept := int64(0)
+	for round := 0; round < maxSelectRounds; round++ {
+		rs, err := overView(e.selector, "the selection of documents")
+		if err != nil {
+			return nil, err
 		}
 		var todo []int
 		if len(rs) > 0 {
@@ -163,16 +169,14 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 				}
 				s = t
 				if !e.OneEvaluation {
-					s = stub(kind, t, names)
+					s = stub(t, shapeOf(shapes, kind))
 				}
 			default:
-				if s, err = toStub(reflect.ValueOf(d), stubShapes(kind, names)); err != nil {
+				if s, err = toStub(reflect.ValueOf(d), shapeOf(shapes, kind)); err != nil {
 					return err
 				}
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			stubs[i], whole[i] = s, t
+			stubs[i], whole[i] = s, t // each index is its worker's own
 			return nil
 		})
 		if err != nil {
@@ -184,19 +188,9 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 	// stubs (the pin rules follow -r into them).
 	var facts *ast.Term
 	if e.facts != nil && !e.OneEvaluation {
-		view := make([]*ast.Term, n)
-		for i := range view {
-			view[i] = bare[i]
-			if stubs[i] != nil {
-				view[i] = stubs[i]
-			}
-		}
-		rs, err := e.facts.Eval(ctx, rego.EvalParsedInput(build(view, nil, nil)))
+		rs, err := overView(e.facts, "the repository's facts")
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, &TimeoutError{Query: "the repository's facts", Err: ctx.Err()}
-			}
-			return nil, fmt.Errorf("the repository's facts: %w", err)
+			return nil, err
 		}
 		if len(rs) > 0 {
 			v, err := ast.InterfaceToValue(rs[0].Bindings["x"])
@@ -256,11 +250,7 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 				convert = append(convert, i)
 			}
 		}
-		if err := convertEach(in.Documents, convert, func(i int, t *ast.Term) {
-			mu.Lock()
-			whole[i] = t
-			mu.Unlock()
-		}); err != nil {
+		if err := convertDocs(in.Documents, convert, whole); err != nil {
 			return nil, err
 		}
 		docs := make([]*ast.Term, 0, len(batch))
@@ -298,73 +288,4 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 	}
 	finding.Sort(out)
 	return out, nil
-}
-
-// parallel runs fn for each index on GOMAXPROCS workers and returns the
-// first error.
-func parallel(idx []int, fn func(int) error) error {
-	if len(idx) == 0 {
-		return nil
-	}
-	errs := make([]error, len(idx))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(idx)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				errs[k] = fn(idx[k])
-			}
-		}()
-	}
-	for k := range idx {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// convertEach converts the documents at the given indexes in parallel
-// (GOMAXPROCS workers), handing each term to done as it is made: a
-// document waiting to be parsed is parsed now, and its parse let go once
-// converted.
-func convertEach(docs []loader.Document, idx []int, done func(int, *ast.Term)) error {
-	if len(idx) == 0 {
-		return nil
-	}
-	errs := make([]error, len(idx))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(idx)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				t, err := toTerm(reflect.ValueOf(loader.Parsed(docs[idx[k]])))
-				if err != nil {
-					errs[k] = err
-					continue
-				}
-				done(idx[k], t)
-			}
-		}()
-	}
-	for k := range idx {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }

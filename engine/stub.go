@@ -92,10 +92,28 @@ func stubShapes(kind string, names func(ast.Value) bool) *shape {
 	return common(map[string]*shape{})
 }
 
-// stub prunes a converted document of the given kind to its stub; names
-// says whether a text names a configured requirements file.
-func stub(kind string, t *ast.Term, names func(ast.Value) bool) *ast.Term {
-	return ast.NewTerm(prune(t.Value, stubShapes(kind, names)))
+// stub prunes a converted document to its stub of the given shape.
+func stub(t *ast.Term, s *shape) *ast.Term {
+	return ast.NewTerm(prune(t.Value, s))
+}
+
+// stubShapesFor are the shapes of every kind for one configuration (made
+// once per run, not per document).
+func stubShapesFor(names func(ast.Value) bool) map[string]*shape {
+	out := map[string]*shape{}
+	for _, k := range []string{"dockerfile", "hcl", "shell", "requirements"} {
+		out[k] = stubShapes(k, names)
+	}
+	return out
+}
+
+// shapeOf is a kind's shape among shapes (the bare fields for a kind
+// without one).
+func shapeOf(shapes map[string]*shape, kind string) *shape {
+	if s, ok := shapes[kind]; ok {
+		return s
+	}
+	return stubShapes(kind, nil)
 }
 
 func prune(v ast.Value, s *shape) ast.Value {

@@ -17,7 +17,7 @@ import (
 // and of vLLM's real tree.
 func TestToStubIsThePrunedDocument(t *testing.T) {
 	cfg, _ := ast.InterfaceToValue(map[string]any{"migrations": []any{map[string]any{"requirements": []any{"requirements/rocm.txt", "requirements/common.txt"}}}})
-	names := requirementsNamer(cfg)
+	shapes := stubShapesFor(requirementsNamer(cfg))
 	kinds := map[loader.Kind]int{}
 	for _, root := range []string{"../testdata", "../loader/testdata", "../examples", "../../shared/corpus/vllm/latest"} {
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -41,17 +41,17 @@ func TestToStubIsThePrunedDocument(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			direct, err := toStub(reflect.ValueOf(doc), stubShapes(string(kind), names))
+			direct, err := toStub(reflect.ValueOf(doc), shapeOf(shapes, string(kind)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := stub(string(kind), whole, names)
+			want := stub(whole, shapeOf(shapes, string(kind)))
 			if want.Value.Compare(direct.Value) != 0 {
 				t.Errorf("%s: toStub differs from the pruned document:\n%v\n%v", p, direct, want)
 			}
 			// The outline the selection parses (a Dockerfile without what
 			// its RUNs hold) has the same stub.
-			outlined, err := toStub(reflect.ValueOf(loader.Outline(loader.Prepare(kind, filepath.ToSlash(rel), src))), stubShapes(string(kind), names))
+			outlined, err := toStub(reflect.ValueOf(loader.Outline(loader.Prepare(kind, filepath.ToSlash(rel), src))), shapeOf(shapes, string(kind)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -478,15 +478,21 @@ var installWords = map[string]bool{
 }
 
 func (p *dockerPlan) result(edits []Edit) Plan {
+	return planOf(edits, p.fs, p.fixed, p.reason, "not on an instruction a fix removes")
+}
+
+// planOf is the plan of a file's edits: each finding fixed (when there
+// are edits), or declined for its reason, or for otherwise.
+func planOf(edits []Edit, fs []finding.Finding, fixed []bool, reason []string, otherwise string) Plan {
 	plan := Plan{Edits: edits}
-	for i, f := range p.fs {
+	for i, f := range fs {
 		switch {
-		case p.fixed[i] && len(edits) > 0:
+		case fixed[i] && len(edits) > 0:
 			plan.Fixed = append(plan.Fixed, f)
-		case p.reason[i] != "":
-			plan.Declined = append(plan.Declined, Declined{f, p.reason[i]})
+		case reason[i] != "":
+			plan.Declined = append(plan.Declined, Declined{f, reason[i]})
 		default:
-			plan.Declined = append(plan.Declined, Declined{f, "not on an instruction a fix removes"})
+			plan.Declined = append(plan.Declined, Declined{f, otherwise})
 		}
 	}
 	return plan

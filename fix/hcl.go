@@ -53,17 +53,7 @@ func HCL(path string, src []byte, fs []finding.Finding) Plan {
 	p.inlineEdits()
 	p.cut.tidy()
 	edits := append(p.cut.edits(), p.inline...)
-	plan := Plan{Edits: edits}
-	for i, fd := range fs {
-		switch {
-		case p.fixed[i] && len(edits) > 0:
-			plan.Fixed = append(plan.Fixed, fd)
-		case p.reason[i] != "":
-			plan.Declined = append(plan.Declined, Declined{fd, p.reason[i]})
-		default:
-			plan.Declined = append(plan.Declined, Declined{fd, "not on a block, list element or object item a fix removes"})
-		}
-	}
+	plan := planOf(edits, fs, p.fixed, p.reason, "not on a block, list element or object item a fix removes")
 	if len(edits) == 0 {
 		return plan
 	}

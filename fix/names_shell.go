@@ -125,7 +125,7 @@ func (u *universe) completed(m mentions, w *syntax.Word, line int) {
 
 func hasAlnum(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+		if isAlnum(s[i] | 0x20) { // lower case letters; digits keep the bit
 			return true
 		}
 	}

@@ -239,22 +239,7 @@ func TestFixFifthReview(t *testing.T) {
 		{"a trailing comment does not keep it", map[string]string{"docker/Dockerfile.rocm": df, "scripts/ci.sh": "#!/bin/bash\ndocker buildx bake -f docker/docker-bake.hcl default  # build_mooncake moved to the wheel\n", "docker/docker-bake.hcl": "target \"default\" {\n  dockerfile = \"docker/Dockerfile.rocm\"\n  target = \"final\" # not build_mooncake any more\n}\n"}, nil, "", "docker/Dockerfile.rocm"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			c.files["requirements/rocm.txt"] = pin
-			dir := writeTree(t, c.files)
-			r := runBin(t, dir, append([]string{"fix", "--root", "."}, c.args...)...)
-			if r.code == 2 {
-				t.Fatalf("exit 2\n%s%s", r.stdout, r.stderr)
-			}
-			if c.kept != "" {
-				if b, _ := os.ReadFile(filepath.Join(dir, c.kept)); string(b) != c.files[c.kept] {
-					t.Errorf("%s changed:\n%s\n%s%s", c.kept, b, r.stdout, r.stderr)
-				}
-			}
-			if c.fixed != "" {
-				if b, _ := os.ReadFile(filepath.Join(dir, c.fixed)); string(b) == c.files[c.fixed] {
-					t.Errorf("%s not fixed:\n%s%s", c.fixed, r.stdout, r.stderr)
-				}
-			}
+			fixKeeps(t, c.files, c.args, c.kept, c.fixed)
 		})
 	}
 	// A file the check cannot read (a link out of the root) keeps it.
@@ -293,22 +278,7 @@ func TestFixSixthReview(t *testing.T) {
 		{"a variable named like the stage does not keep it", map[string]string{"docker/Dockerfile.rocm": df, "scripts/b.sh": "#!/bin/bash\nif [ \"${BUILD_MOONCAKE:-0}\" = 1 ]; then echo yes; fi\ndocker build --build-arg BUILD_MOONCAKE=0 .\n", "docker-bake.hcl": "variable \"BUILD_MOONCAKE\" {\n  default = \"0\"\n}\ntarget \"app\" {\n  args = { BUILD_MOONCAKE = BUILD_MOONCAKE }\n}\n"}, "", "docker/Dockerfile.rocm"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			c.files["requirements/rocm.txt"] = pin
-			dir := writeTree(t, c.files)
-			r := runBin(t, dir, "fix", "--root", ".")
-			if r.code == 2 {
-				t.Fatalf("exit 2\n%s%s", r.stdout, r.stderr)
-			}
-			if c.kept != "" {
-				if b, _ := os.ReadFile(filepath.Join(dir, c.kept)); string(b) != c.files[c.kept] {
-					t.Errorf("%s changed:\n%s\n%s%s", c.kept, b, r.stdout, r.stderr)
-				}
-			}
-			if c.fixed != "" {
-				if b, _ := os.ReadFile(filepath.Join(dir, c.fixed)); string(b) == c.files[c.fixed] {
-					t.Errorf("%s not fixed:\n%s%s", c.fixed, r.stdout, r.stderr)
-				}
-			}
+			fixKeeps(t, c.files, nil, c.kept, c.fixed)
 		})
 	}
 	// A link to a script the same run fixes is read as fixed: one run.
@@ -336,7 +306,6 @@ func TestFixSixthReview(t *testing.T) {
 // Seventh review of issue 17: names bash builds (brace expansion, a word
 // around an expansion) and a stage an ARG default names.
 func TestFixSeventhReview(t *testing.T) {
-	const pin = "mooncake-transfer-engine-rocm >= 0.3.13\n"
 	bake := "target \"nixl-rocm-ci\" {\n  target = \"build_nixl\"\n}\n\ntarget \"mooncake-rocm-ci\" {\n  target = \"build_mooncake\"\n}\n"
 	for _, c := range []struct {
 		name  string
@@ -348,15 +317,29 @@ func TestFixSeventhReview(t *testing.T) {
 		{"an ARG default naming a removed stage", map[string]string{"docker/Dockerfile.rocm": "ARG WHEEL_STAGE=export_mooncake\nFROM rocm/dev AS base\n\nFROM base AS build_mooncake\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake && cd /opt/mooncake && pip wheel . -w /wheels\n\nFROM scratch AS export_mooncake\nCOPY --from=build_mooncake /wheels /\n\nFROM ${WHEEL_STAGE} AS wheels\n\nFROM base AS final\nCOPY --from=wheels / /wheels\nRUN echo hi\n"}, "docker/Dockerfile.rocm"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			c.files["requirements/rocm.txt"] = pin
-			dir := writeTree(t, c.files)
-			r := runBin(t, dir, "fix", "--root", ".")
-			if r.code == 2 {
-				t.Fatalf("exit 2\n%s%s", r.stdout, r.stderr)
-			}
-			if b, _ := os.ReadFile(filepath.Join(dir, c.kept)); string(b) != c.files[c.kept] {
-				t.Errorf("%s changed:\n%s\n%s%s", c.kept, b, r.stdout, r.stderr)
-			}
+			fixKeeps(t, c.files, nil, c.kept, "")
 		})
+	}
+}
+
+// fixKeeps runs fix over a tree (with the pin in place) and checks that
+// kept stays as it was and fixed (when given) changed; a run may not fail.
+func fixKeeps(t *testing.T, files map[string]string, args []string, kept, fixed string) {
+	t.Helper()
+	files["requirements/rocm.txt"] = "mooncake-transfer-engine-rocm >= 0.3.13\n"
+	dir := writeTree(t, files)
+	r := runBin(t, dir, append([]string{"fix", "--root", "."}, args...)...)
+	if r.code == 2 {
+		t.Fatalf("exit 2\n%s%s", r.stdout, r.stderr)
+	}
+	if kept != "" {
+		if b, _ := os.ReadFile(filepath.Join(dir, kept)); string(b) != files[kept] {
+			t.Errorf("%s changed:\n%s\n%s%s", kept, b, r.stdout, r.stderr)
+		}
+	}
+	if fixed != "" {
+		if b, _ := os.ReadFile(filepath.Join(dir, fixed)); string(b) == files[fixed] {
+			t.Errorf("%s not fixed:\n%s%s", fixed, r.stdout, r.stderr)
+		}
 	}
 }

@@ -152,8 +152,12 @@ func searchFiles(root string) ([]string, error) {
 		}
 		return nil
 	})
+	realRoot, rerr := filepath.EvalSymlinks(root)
+	if rerr != nil {
+		return out, errors.Join(err, rerr)
+	}
 	for i, p := range out {
-		out[i] = linkedInRoot(root, p)
+		out[i] = linkedInRoot(root, realRoot, p)
 	}
 	return out, err
 }
@@ -181,17 +185,13 @@ func strictlySearched(p string) bool {
 // linkedInRoot is the path a link inside the root leads to, when it is a
 // file inside the root; the path itself otherwise (a link out of the root
 // cannot be read, which refuses the removals it could stop).
-func linkedInRoot(root, rel string) string {
+func linkedInRoot(root, realRoot, rel string) string {
 	abs := filepath.Join(root, filepath.FromSlash(rel))
 	st, err := os.Lstat(abs)
 	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
 		return rel
 	}
 	target, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return rel
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return rel
 	}
