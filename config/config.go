@@ -76,6 +76,32 @@ type Config struct {
 	Rules      []RuleSetting
 	Exclude    []string
 	Ignores    []Ignore
+	// Kinds add paths to a kind: files matching a glob are that kind of
+	// build file whatever their names say (a pipeline YAML at an
+	// unconventional place). The first matching entry wins.
+	Kinds []KindGlobs
+}
+
+// KindGlobs are the globs of one entry of `kinds:`.
+type KindGlobs struct {
+	Kind  string
+	Globs []string
+}
+
+// KindNames are the kinds `kinds:` may name (loader.Kinds; a test holds
+// the two equal).
+var KindNames = []string{"dockerfile", "hcl", "requirements", "shell", "pipeline"}
+
+// KindOf is the kind the configuration gives a root-relative path.
+func (c *Config) KindOf(rel string) (string, bool) {
+	for _, k := range c.Kinds {
+		for _, g := range k.Globs {
+			if ok, _ := doublestar.Match(g, rel); ok {
+				return k.Kind, true
+			}
+		}
+	}
+	return "", false
 }
 
 // Error is a configuration error at a line of a file.
@@ -113,6 +139,7 @@ func Parse(name string, data []byte, base *Config) (*Config, error) {
 		c.Migrations = base.Migrations
 		c.Rules = append(c.Rules, base.Rules...)
 		c.Exclude = append(c.Exclude, base.Exclude...)
+		c.Kinds = append(c.Kinds, base.Kinds...)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -139,6 +166,11 @@ func Parse(name string, data []byte, base *Config) (*Config, error) {
 		"exclude": func(n *yaml.Node) error {
 			gs, err := p.globs(n)
 			c.Exclude = append(c.Exclude, gs...)
+			return err
+		},
+		"kinds": func(n *yaml.Node) error {
+			ks, err := p.kinds(n)
+			c.Kinds = append(c.Kinds, ks...)
 			return err
 		},
 		"ignore": func(n *yaml.Node) error {
@@ -346,6 +378,26 @@ func (p *parser) glob(n *yaml.Node, s string) error {
 		return p.at(n, "%q is not a valid glob", s)
 	}
 	return nil
+}
+
+// kinds reads `kinds: {pipeline: [globs], …}`.
+func (p *parser) kinds(n *yaml.Node) ([]KindGlobs, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, p.at(n, "kinds must be a mapping of a kind (%s) to a list of globs", strings.Join(KindNames, ", "))
+	}
+	var out []KindGlobs
+	fields := map[string]func(*yaml.Node) error{}
+	for _, k := range KindNames {
+		fields[k] = func(v *yaml.Node) error {
+			gs, err := p.strs(v, "kinds."+k, p.glob)
+			out = append(out, KindGlobs{Kind: k, Globs: gs})
+			return err
+		}
+	}
+	return out, p.mapping(n, fields)
 }
 
 func (p *parser) globs(n *yaml.Node) ([]string, error) {

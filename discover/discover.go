@@ -34,6 +34,19 @@ var SkippedDirs = map[string]bool{
 type Options struct {
 	// Excluded reports whether a root-relative path is excluded.
 	Excluded func(rel string) bool
+	// Kind is the kind the configuration gives a root-relative path
+	// (`kinds:`), before its name or first line is looked at.
+	Kind func(rel string) (loader.Kind, bool)
+}
+
+// detect is Detect after the configured kinds.
+func (o Options) detect(root, rel string) (loader.Kind, bool, error) {
+	if o.Kind != nil {
+		if k, ok := o.Kind(rel); ok {
+			return k, true, nil
+		}
+	}
+	return Detect(root, rel)
 }
 
 // PathError is a path argument that cannot be linted.
@@ -79,12 +92,12 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 			if opts.Excluded != nil && opts.Excluded(relSlash) {
 				continue
 			}
-			k, ok, err := Detect(absRoot, relSlash)
+			k, ok, err := opts.detect(absRoot, relSlash)
 			if err != nil {
 				return nil, &PathError{arg, "cannot be read: " + errText(err)}
 			}
 			if !ok {
-				return nil, &PathError{arg, "is not a build file buildgate knows (Dockerfile, *.hcl, requirements*.txt, *.sh, or a sh/bash shebang)"}
+				return nil, &PathError{arg, "is not a build file buildgate knows (Dockerfile, *.hcl, requirements*.txt, *.sh, a sh/bash shebang, or a CI pipeline: .buildkite/*.yml, .github/workflows/*.yml, .gitlab-ci.yml; `kinds:` in .buildgate.yaml adds paths)"}
 			}
 			add(File{Path: relSlash, Kind: k})
 			continue
@@ -138,7 +151,7 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 			}
 			// A file whose first line cannot be read is kept with no kind:
 			// the loader then reports it as unreadable.
-			k, ok, derr := Detect(absRoot, relSlash)
+			k, ok, derr := opts.detect(absRoot, relSlash)
 			if derr != nil || ok {
 				add(File{Path: relSlash, Kind: k})
 			}
@@ -147,6 +160,9 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 		if err != nil {
 			return nil, &PathError{arg, errText(err)}
 		}
+	}
+	for _, f := range gitlabIncludes(absRoot, files, opts) {
+		add(f)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, nil

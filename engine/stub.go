@@ -82,6 +82,16 @@ func stubShapes(kind string, names func(ast.Value) bool) *shape {
 				filter: &filter{field: "words", nonEmpty: true},
 			},
 		})
+	case "pipeline":
+		return common(map[string]*shape{
+			"scripts": {
+				keys: map[string]*shape{"commands": {
+					keys:   map[string]*shape{"words": naming("text", map[string]*shape{"text": whole})},
+					filter: &filter{field: "words", nonEmpty: true},
+				}},
+				filter: &filter{field: "commands", nonEmpty: true},
+			},
+		})
 	case "requirements":
 		return common(map[string]*shape{
 			"includes":     obj(map[string]*shape{"kind": whole, "path": whole}),
@@ -101,7 +111,7 @@ func stub(t *ast.Term, s *shape) *ast.Term {
 // once per run, not per document).
 func stubShapesFor(names func(ast.Value) bool) map[string]*shape {
 	out := map[string]*shape{}
-	for _, k := range []string{"dockerfile", "hcl", "shell", "requirements"} {
+	for _, k := range []string{"dockerfile", "hcl", "shell", "requirements", "pipeline"} {
 		out[k] = stubShapes(k, names)
 	}
 	return out

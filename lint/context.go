@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/buildgate/buildgate/config"
 	"github.com/buildgate/buildgate/discover"
 	"github.com/buildgate/buildgate/loader"
 )
@@ -32,7 +33,7 @@ func loadContext(ctx context.Context, o Options, loaded []loader.Document) ([]lo
 	if !missing {
 		return nil, nil
 	}
-	all, err := discover.Find(o.Root, []string{o.Root}, discover.Options{Excluded: o.Config.Excluded})
+	all, err := discover.Find(o.Root, []string{o.Root}, discoverOptions(o.Config))
 	if err != nil {
 		return nil, err
 	}
@@ -58,4 +59,15 @@ func loadContext(ctx context.Context, o Options, loaded []loader.Document) ([]lo
 		}
 	}
 	return out, nil
+}
+
+// discoverOptions are discovery's options from a configuration: its
+// excludes and the kinds it gives paths.
+func discoverOptions(c *config.Config) discover.Options {
+	return discover.Options{Excluded: c.Excluded, Kind: func(rel string) (loader.Kind, bool) {
+		if k, ok := c.KindOf(rel); ok {
+			return loader.ParseKind(k)
+		}
+		return "", false
+	}}
 }

@@ -89,7 +89,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	files, err := discover.Find(o.Root, o.Paths, discover.Options{Excluded: o.Config.Excluded})
+	files, err := discover.Find(o.Root, o.Paths, discoverOptions(o.Config))
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,8 @@ func DetectName(rel string) (Kind, bool) {
 		return KindRequirements, true
 	case strings.HasSuffix(lower, ".sh") || strings.HasSuffix(lower, ".bash"):
 		return KindShell, true
+	case pipelineSystem(rel) != "":
+		return KindPipeline, true
 	}
 	return "", false
 }

@@ -12,10 +12,11 @@ const (
 	KindHCL          Kind = "hcl"
 	KindRequirements Kind = "requirements"
 	KindShell        Kind = "shell"
+	KindPipeline     Kind = "pipeline"
 )
 
 // Kinds lists every kind in a stable order.
-var Kinds = []Kind{KindDockerfile, KindHCL, KindRequirements, KindShell}
+var Kinds = []Kind{KindDockerfile, KindHCL, KindRequirements, KindShell, KindPipeline}
 
 // Document is what a loader produces for one file. Implementations are plain
 // structs whose JSON field order is the documented key order.

@@ -42,6 +42,13 @@ var kinds = map[Kind]kindSpec{
 		},
 		hashComments: true,
 	},
+	KindPipeline: {
+		parse: func(rel string, src []byte) Document { return loadPipeline(rel, src) },
+		empty: func(h Header) Document {
+			return &PipelineDocument{Header: h, Env: []Assignment{}, Scripts: []PipelineScript{}, Builds: []DockerBuild{}, Errors: []Error{}}
+		},
+		hashComments: true,
+	},
 }
 
 // errorSetter is what every document type does with its error entries.

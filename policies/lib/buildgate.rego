@@ -44,14 +44,18 @@ all_documents := array.concat(input.documents, object.get(input, "others", []))
 # all_documents_of are those of one kind.
 all_documents_of(kind) := object.get(all_documents_by_kind, kind, [])
 
-all_documents_by_kind := {k: [d | some d in all_documents; d.kind == k] | some k in {"dockerfile", "hcl", "requirements", "shell"}}
+all_documents_by_kind := {k: [d | some d in all_documents; d.kind == k] | some k in kinds}
+
+# kinds are the document kinds.
+kinds := {"dockerfile", "hcl", "requirements", "shell", "pipeline"}
 
 # documents_by_kind is computed once per evaluation (a rule, not a
 # function): helpers ask for documents of a kind many times.
-documents_by_kind := {k: [d | some d in input.documents; d.kind == k] | some k in {"dockerfile", "hcl", "requirements", "shell"}}
+documents_by_kind := {k: [d | some d in input.documents; d.kind == k] | some k in kinds}
 
 # scripts are the shell scripts policies look into: every shell document,
-# and the body of every shell-form RUN of every Dockerfile. doc is
+# the body of every shell-form RUN of every Dockerfile and every command
+# string of a CI pipeline (its words placed in the YAML file). doc is
 # {path, kind} of the document (not the document: functions called per
 # command are much cheaper with small arguments); run is {mounts, pos,
 # original} of the RUN instruction, or null for a shell document.
@@ -69,7 +73,9 @@ scripts_of(d) := [{"doc": {"path": d.path, "kind": d.kind}, "script": ins.shell,
 # heredoc bodies (the original is only the first line there).
 run_text(ins) := concat("\n", array.concat([ins.original], [h.body | some h in object.get(ins, "heredocs", [])]))
 
-scripts_of(d) := [] if not d.kind in {"shell", "dockerfile"}
+scripts_of(d) := [{"doc": {"path": d.path, "kind": d.kind}, "script": s, "run": null} | some s in d.scripts] if d.kind == "pipeline"
+
+scripts_of(d) := [] if not d.kind in {"shell", "dockerfile", "pipeline"}
 
 # instructions of a Dockerfile: those before the first FROM, then every
 # stage's (each stage's first is its FROM).

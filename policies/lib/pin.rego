@@ -159,6 +159,14 @@ names_file(d, f) if {
 }
 
 names_file(d, f) if {
+	d.kind == "pipeline"
+	some s in d.scripts
+	some c in s.commands
+	some w in c.words
+	contains(w.text, f)
+}
+
+names_file(d, f) if {
 	d.kind == "hcl"
 	some x in lib.hcl_attributes(d)
 	contains(x.attr.text, f)

@@ -225,7 +225,7 @@ repo_vars_by_doc := {m.package: by_doc |
 	by_doc := {d.path: vars | some d in docs(m); vars := named | value_vars(m, d)}
 }
 
-value_vars(m, d) := ({a.name |
+value_vars(m, d) := (({a.name |
 	d.kind == "dockerfile"
 	some ins in lib.instructions(d)
 	some a in ins.arg_defs
@@ -240,6 +240,10 @@ value_vars(m, d) := ({a.name |
 	some s in lib.scripts_of(d)
 	some a in s.script.assignments
 	lib.mentions_repository(m, a.value_text)
+}) | {e.name |
+	d.kind == "pipeline"
+	some e in d.env
+	lib.mentions_repository(m, e.value_text)
 }
 
 # repo_word reports whether a word names the repository, directly or
@@ -527,7 +531,28 @@ arg_uses_by_doc := {m.package: {d.path: [u |
 	some m in lib.migrations
 }
 
-all_arg_uses(m, d) := array.concat(dockerfile_arg_uses(m, d), array.concat(script_arg_uses(m, d), hcl_arg_uses(d)))
+all_arg_uses(m, d) := array.concat(
+	array.concat(dockerfile_arg_uses(m, d), script_arg_uses(m, d)),
+	array.concat(hcl_arg_uses(d), pipeline_arg_uses(m, d)),
+)
+
+# pipeline_arg_uses are a CI pipeline's environment assignments (set for
+# every command of its scope, as an ENV would be) and the build arguments
+# its docker/build-push-action and docker/bake-action steps pass; what
+# its commands do is read with the scripts.
+pipeline_arg_uses(_, d) := [] if d.kind != "pipeline"
+
+pipeline_arg_uses(m, d) := array.concat(
+	[{"el": e, "name": e.name, "what": "set"} | some e in d.env],
+	[{"el": named_el(w, n), "name": n, "what": "passed"} |
+		some b in d.builds
+		b.via == "action"
+		some w in array.concat(b.build_args, b.sets)
+		is_string(w.value)
+		lib.mentions(m, w.value)
+		some n in named_vars(m, w.value)
+	],
+) if d.kind == "pipeline"
 
 dockerfile_arg_uses(_, d) := [] if d.kind != "dockerfile"
 
@@ -569,9 +594,7 @@ script_arg_uses(m, d) := [u |
 				some c in s.script.commands
 				some i, w in c.words
 				i > 0
-				is_string(w.value)
-				lib.mentions(m, w.value)
-				some n in named_vars(m, w.value)
+				some n in word_names(m, w)
 			],
 			[{"el": w, "name": n, "what": "named"} |
 				some loop in s.script.for_loops
@@ -591,6 +614,21 @@ named_vars(m, v) := {n |
 	is_string(v)
 	some item in lib.items_mentioning(m, v)
 	some n in var_of(item)
+}
+
+# word_names are the variables a command's word names: those of its value
+# when static, else the NAME of NAME=… or --build-arg=NAME=… whose value
+# holds an expansion (--build-arg MOONCAKE_WHEEL="${URL}").
+word_names(m, w) := named_vars(m, w.value) if {
+	is_string(w.value)
+	lib.mentions(m, w.value)
+} else := {n |
+	not is_string(w.value)
+	lib.mentions(m, w.text)
+	x := regex.find_all_string_submatch_n(`^(?:--build-arg=)?([A-Za-z_][A-Za-z0-9_]*)=`, w.text, 1)
+	count(x) > 0
+	n := x[0][1]
+	lib.mentions(m, n)
 }
 
 # var_of is the variable an item names: NAME or NAME=value, bake's

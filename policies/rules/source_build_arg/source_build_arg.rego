@@ -52,7 +52,12 @@ toggles(d) := [{"name": a.name, "value": a.value, "el": a} |
 	is_string(a.value)
 ] if d.kind == "shell"
 
-toggles(d) := [] if not d.kind in {"dockerfile", "shell"}
+toggles(d) := [{"name": a.name, "value": a.value, "el": a} |
+	some a in array.concat(d.env, [a | some s in d.scripts; some a in s.assignments])
+	is_string(a.value)
+] if d.kind == "pipeline"
+
+toggles(d) := [] if not d.kind in {"dockerfile", "shell", "pipeline"}
 
 toggle_name(m, name) if name in object.get(m, "toggles", [])
 

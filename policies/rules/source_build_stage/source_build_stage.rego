@@ -136,6 +136,23 @@ deny contains lib.finding(s.doc, w, msg) if {
 	msg := sprintf("`%s` names a stage of the %s source build; %s", [item, m.package, lib.remedy(m)])
 }
 
+# A docker/build-push-action or docker/bake-action step of a CI pipeline
+# that builds a source-build stage or target (target:, targets:).
+deny contains lib.finding(d, w, msg) if {
+	some m in lib.migrations
+	some d in sb.docs_of_kind(m, "pipeline")
+	some b in d.builds
+	b.via == "action"
+	some w in b.targets
+	is_string(w.value)
+	action_target(m, w.value)
+	msg := sprintf("`%s` (%s) names a stage of the %s source build; %s", [w.value, b.tool, m.package, lib.remedy(m)])
+}
+
+action_target(m, v) if lower(v) in sb.known_names(m)
+
+action_target(m, v) if listed_name(m, v)
+
 # candidate_items are the items of a list of names that may name a stage:
 # those with the name token, and known stage or target names, found
 # natively (a list can be a million words long).

@@ -1,0 +1,524 @@
+package loader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// PipelineDocument is a CI pipeline (issue 19): a Buildkite pipeline, a
+// GitHub Actions workflow or composite action, a GitLab CI file, or a
+// YAML file configured as a pipeline. It keeps what a source build can
+// hide in one: environment assignments, the commands it runs (parsed as
+// shell, each word's position in the YAML file) and the Docker builds it
+// starts. docs/documents.md has its fields.
+type PipelineDocument struct {
+	Header
+	// System is the CI system the file's place names: buildkite,
+	// github, gitlab, or "" (configured, or a file a GitLab CI file
+	// includes), which reads the keys of every system.
+	System string `json:"system"`
+	// Env are the environment assignments at every level (env: of
+	// Buildkite and GitHub Actions, variables: of GitLab).
+	Env []Assignment `json:"env"`
+	// Scripts are the command strings, parsed as shell.
+	Scripts []PipelineScript `json:"scripts"`
+	// Builds are the Docker builds the pipeline starts.
+	Builds []DockerBuild `json:"builds"`
+	Errors []Error       `json:"errors"`
+}
+
+// DocErrors implements Document.
+func (d *PipelineDocument) DocErrors() []Error { return d.Errors }
+
+func (d *PipelineDocument) setErrors(e []Error) { d.Errors = e }
+
+// PipelineScript is one command string, or a list of them that the CI
+// system runs as one script (lines of one shell), parsed as shell.
+type PipelineScript struct {
+	// Key is the key it is the value of: commands, command, run, script,
+	// before_script, after_script.
+	Key string `json:"key"`
+	// Where is its place in the file: steps[3].commands.
+	Where string `json:"where"`
+	// Shell is the shell that runs it when the file says (bash, sh,
+	// pwsh, python …); "" is the system's default (a POSIX shell). Only
+	// sh and bash scripts are parsed.
+	Shell string `json:"shell"`
+	// Value is the script as the shell gets it.
+	Value  string `json:"value"`
+	Pos    Pos    `json:"pos"`
+	Script        // flattened: functions, assignments, commands …
+}
+
+// DockerBuild is a Docker build a pipeline starts: a docker build,
+// buildx build or buildx bake command of one of its scripts ("command"),
+// or a docker/build-push-action or docker/bake-action step ("action").
+// Each list holds the values of one option (--build-arg, --target,
+// --set, -f), as words of the file.
+type DockerBuild struct {
+	Via       string `json:"via"`
+	Tool      string `json:"tool"`
+	Where     string `json:"where"`
+	BuildArgs []Word `json:"build_args"`
+	Targets   []Word `json:"targets"`
+	Sets      []Word `json:"sets"`
+	Files     []Word `json:"files"`
+	Pos       Pos    `json:"pos"`
+}
+
+// Bounds of a pipeline file (docs/robustness.md): yaml's nodes cost some
+// 200 bytes each, so the file is kept smaller than a script; aliases are
+// followed, each node at most once per shell it may run in, and the walk
+// stops after maxPipelineVisits nodes (a billion-laughs file is an
+// error, not a hang).
+const (
+	maxPipelineBytes  = 1 << 20
+	maxPipelineVisits = 200000
+)
+
+// pipelineSystem is the CI system a path names ("" for none).
+func pipelineSystem(rel string) string {
+	parts := strings.Split(rel, "/")
+	base := strings.ToLower(parts[len(parts)-1])
+	yml := strings.HasSuffix(base, ".yml") || strings.HasSuffix(base, ".yaml")
+	dirs := parts[:len(parts)-1]
+	has := func(names ...string) bool {
+		for i := 0; i+len(names) <= len(dirs); i++ {
+			ok := true
+			for k, n := range names {
+				ok = ok && dirs[i+k] == n
+			}
+			if ok {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case !yml:
+		return ""
+	case base == ".gitlab-ci.yml" || base == ".gitlab-ci.yaml":
+		return "gitlab"
+	case base == "buildkite.yml" || base == "buildkite.yaml" || has(".buildkite"):
+		return "buildkite"
+	case len(dirs) >= 2 && dirs[len(dirs)-2] == ".github" && dirs[len(dirs)-1] == "workflows":
+		return "github"
+	case (base == "action.yml" || base == "action.yaml") && has(".github", "actions"):
+		return "github"
+	}
+	return ""
+}
+
+// pipeLoad is one pipeline file being read.
+type pipeLoad struct {
+	idx    *lineIndex
+	yx     *yamlIndex
+	doc    *PipelineDocument
+	seen   map[seenKey]bool
+	visits int
+	over   bool
+	words  int
+	parser *syntax.Parser
+}
+
+type seenKey struct {
+	n     *yaml.Node
+	shell string
+}
+
+// pipeCtx is what a node inherits: its place and the shell its scripts
+// run in.
+type pipeCtx struct {
+	where string
+	shell string
+}
+
+func loadPipeline(rel string, src []byte) *PipelineDocument {
+	return loadPipelineAs(rel, src, pipelineSystem(rel))
+}
+
+func loadPipelineAs(rel string, src []byte, system string) *PipelineDocument {
+	doc := &PipelineDocument{Header: Header{Kind: KindPipeline, Path: rel}, System: system,
+		Env: []Assignment{}, Scripts: []PipelineScript{}, Builds: []DockerBuild{}, Errors: []Error{}}
+	p := &pipeLoad{idx: newLineIndex(src), yx: newYAMLIndex(src), doc: doc, seen: map[seenKey]bool{}}
+	if len(src) > maxPipelineBytes {
+		doc.Errors = append(doc.Errors, Error{Message: sizeBoundError("CI pipeline (YAML) file", len(src), maxPipelineBytes), Pos: p.idx.span(0, 0)})
+		return doc
+	}
+	if utf16BOM(src) {
+		// yaml would decode it; the CI systems and buildgate's
+		// positions read UTF-8.
+		doc.Errors = append(doc.Errors, Error{Message: "the file is UTF-16 (it starts with a UTF-16 byte order mark): buildgate reads UTF-8 pipelines only, so it is not read", Pos: p.idx.span(0, 0)})
+		return doc
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			doc.Errors = append(doc.Errors, p.yamlError(err))
+			break
+		}
+		p.walk(&n, pipeCtx{})
+	}
+	return doc
+}
+
+var yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
+
+// yamlError is a YAML syntax error at the line yaml names.
+func (p *pipeLoad) yamlError(err error) Error {
+	msg := err.Error()
+	line := 1
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		if m[1] != "" {
+			line, _ = strconv.Atoi(m[1])
+		}
+		msg = msg[len(m[0]):]
+	}
+	line = min(max(line, 1), max(p.idx.lines(), 1))
+	return Error{Message: "YAML: " + msg + " (the CI system does not read the file either)", Syntax: true, Pos: p.idx.linesSpan(line, line)}
+}
+
+// nodeStart is the offset of a node's content (after its anchor and tag).
+func (p *pipeLoad) nodeStart(n *yaml.Node) int {
+	return skipProperties(p.idx.src, p.yx.offsetAt(n.Line, n.Column))
+}
+
+func (p *pipeLoad) nodePos(n *yaml.Node) Pos {
+	s := p.nodeStart(n)
+	return p.idx.span(s, s)
+}
+
+// deref follows an alias (nil for a dangling one).
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	if n != nil && n.Kind == yaml.AliasNode {
+		return nil
+	}
+	return n
+}
+
+// visit counts a node against the walk's bound, and reports whether it is
+// the first time the node is seen in this shell.
+func (p *pipeLoad) visit(n *yaml.Node, shell string) bool {
+	if p.over {
+		return false
+	}
+	p.visits++
+	if p.visits > maxPipelineVisits {
+		p.over = true
+		p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("the file's aliases and nodes make over %d nodes to read, more than buildgate reads (see docs/robustness.md): the rest is not read", maxPipelineVisits), Pos: p.nodePos(n)})
+		return false
+	}
+	k := seenKey{n, shell}
+	if p.seen[k] {
+		return false
+	}
+	p.seen[k] = true
+	return true
+}
+
+func (p *pipeLoad) walk(n *yaml.Node, ctx pipeCtx) {
+	n = deref(n)
+	if n == nil || !p.visit(n, ctx.shell) {
+		return
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			p.walk(c, ctx)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p.walk(c, pipeCtx{where: fmt.Sprintf("%s[%d]", ctx.where, i), shell: ctx.shell})
+		}
+	case yaml.MappingNode:
+		p.mapping(n, ctx)
+	}
+}
+
+// pairs are a mapping's key/value pairs, merge keys (<<) resolved: the
+// merged mappings' pairs come first, as the mapping's own override them.
+// Each pair counts against *count; past maxPipelineVisits no more come
+// (merge keys of merge keys are a billion laughs too).
+func pairs(n *yaml.Node, count *int) [][2]*yaml.Node {
+	return mergedPairs(n, 0, count)
+}
+
+func mergedPairs(n *yaml.Node, depth int, count *int) [][2]*yaml.Node {
+	var own, merged [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content) && *count <= maxPipelineVisits; i += 2 {
+		*count++
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Tag != "!!str" && depth < 8 {
+			vs := []*yaml.Node{v}
+			if d := deref(v); d != nil && d.Kind == yaml.SequenceNode {
+				vs = d.Content
+			}
+			for _, x := range vs {
+				if d := deref(x); d != nil && d.Kind == yaml.MappingNode {
+					merged = append(merged, mergedPairs(d, depth+1, count)...)
+				}
+			}
+			continue
+		}
+		own = append(own, [2]*yaml.Node{k, v})
+	}
+	return append(merged, own...)
+}
+
+func keyOf(k *yaml.Node) string {
+	if k = deref(k); k != nil && k.Kind == yaml.ScalarNode {
+		return k.Value
+	}
+	return ""
+}
+
+func (p *pipeLoad) mapping(n *yaml.Node, ctx pipeCtx) {
+	ps := pairs(n, &p.visits)
+	if p.visits > maxPipelineVisits {
+		p.visit(n, "")
+	}
+	p.duplicates(n)
+	sys := p.doc.System
+	// What the mapping says of the shell of the scripts in it.
+	for _, kv := range ps {
+		switch keyOf(kv[0]) {
+		case "shell":
+			if sys == "github" || sys == "" {
+				if v := deref(kv[1]); v != nil && v.Kind == yaml.ScalarNode {
+					ctx.shell = shellName(v.Value)
+				}
+			}
+		case "defaults":
+			if s, ok := defaultShell(kv[1], &p.visits); ok && (sys == "github" || sys == "") {
+				ctx.shell = s
+			}
+		case "runs-on":
+			if (sys == "github" || sys == "") && ctx.shell == "" && p.runsOnWindows(kv[1], ctx.where) {
+				ctx.shell = "pwsh"
+			}
+		}
+	}
+	top := ctx.where == "" && (sys == "gitlab" || sys == "")
+	var with *yaml.Node
+	uses := ""
+	for _, kv := range ps {
+		switch keyOf(kv[0]) {
+		case "with":
+			with = deref(kv[1])
+		case "uses":
+			if v := deref(kv[1]); v != nil && v.Kind == yaml.ScalarNode {
+				uses = v.Value
+			}
+		}
+	}
+	for _, kv := range ps {
+		key := keyOf(kv[0])
+		where := key
+		if ctx.where != "" {
+			where = ctx.where + "." + key
+		}
+		child := pipeCtx{where: where, shell: ctx.shell}
+		if top && child.shell == "" && gitlabWindows(key, kv[1], ps, 0, &p.visits) {
+			child.shell = "pwsh"
+		}
+		switch {
+		case p.envKey(key):
+			p.env(kv[1], key, child)
+		case p.scriptKey(key):
+			p.script(kv[1], key, child)
+		default:
+			p.walk(kv[1], child)
+		}
+	}
+	if with != nil && with.Kind == yaml.MappingNode {
+		p.action(uses, with, ctx)
+	}
+}
+
+// duplicates reports a GitHub workflow mapping's duplicated keys: YAML 1.2
+// forbids them and GitHub rejects the file. GitLab keeps the last (coq's
+// .gitlab-ci.yml has two variables: in a job) and Buildkite's reader
+// accepts them too, so there they are no error. Both are read.
+func (p *pipeLoad) duplicates(n *yaml.Node) {
+	if p.doc.System != "github" {
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Kind != yaml.ScalarNode || k.Value == "<<" {
+			continue
+		}
+		if seen[k.Value] {
+			p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("YAML: the key %q is already defined in this mapping: YAML forbids it and GitHub Actions rejects the file (buildgate reads both)", k.Value), Syntax: true, Pos: p.nodePos(k)})
+			continue
+		}
+		seen[k.Value] = true
+	}
+}
+
+func (p *pipeLoad) envKey(key string) bool {
+	switch p.doc.System {
+	case "gitlab":
+		return key == "variables"
+	case "":
+		return key == "env" || key == "variables"
+	}
+	return key == "env"
+}
+
+func (p *pipeLoad) scriptKey(key string) bool {
+	switch p.doc.System {
+	case "buildkite":
+		return key == "command" || key == "commands"
+	case "github":
+		return key == "run"
+	case "gitlab":
+		return key == "script" || key == "before_script" || key == "after_script"
+	}
+	switch key {
+	case "command", "commands", "run", "script", "before_script", "after_script":
+		return true
+	}
+	return false
+}
+
+// shellName is the program of a shell: setting (bash -e {0} is bash).
+func shellName(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	name := f[0]
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+func defaultShell(n *yaml.Node, count *int) (string, bool) {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return "", false
+	}
+	for _, kv := range pairs(n, count) {
+		if keyOf(kv[0]) != "run" {
+			continue
+		}
+		r := deref(kv[1])
+		if r == nil || r.Kind != yaml.MappingNode {
+			continue
+		}
+		for _, kv2 := range pairs(r, count) {
+			if v := deref(kv2[1]); keyOf(kv2[0]) == "shell" && v != nil && v.Kind == yaml.ScalarNode {
+				return shellName(v.Value), true
+			}
+		}
+	}
+	return "", false
+}
+
+// windowsName matches a name that says Windows.
+var windowsName = regexp.MustCompile(`(?i)windows|\bwin(32|64)?\b|msvc|powershell|pwsh`)
+
+// runsOnWindows reports a GitHub job that runs on Windows, where run: is
+// PowerShell unless a shell is given: runner labels naming Windows, or
+// labels from an expression (runs-on: ${{ inputs.os }}) in a job or
+// workflow file named for Windows (moby's .windows.yml).
+func (p *pipeLoad) runsOnWindows(n *yaml.Node, where string) bool {
+	n = deref(n)
+	if n == nil {
+		return false
+	}
+	if n.Kind == yaml.ScalarNode {
+		v := strings.ToLower(n.Value)
+		if strings.Contains(v, "${{") {
+			job := where[strings.LastIndexByte(where, '.')+1:]
+			return windowsName.MatchString(job) || windowsName.MatchString(path.Base(p.doc.Path))
+		}
+		return strings.HasPrefix(v, "windows")
+	}
+	if n.Kind == yaml.SequenceNode {
+		for _, c := range n.Content {
+			if p.runsOnWindows(c, where) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gitlabWindows reports a GitLab job (or template) that runs on a Windows
+// runner, whose shell is PowerShell: its name says Windows, or its tags
+// do, its own or those of a job it extends in the same file (GitLab
+// follows extends 11 levels deep).
+func gitlabWindows(name string, job *yaml.Node, top [][2]*yaml.Node, depth int, count *int) bool {
+	job = deref(job)
+	if job == nil || job.Kind != yaml.MappingNode || depth > 11 {
+		return false
+	}
+	if windowsName.MatchString(name) {
+		return true
+	}
+	var parents []string
+	for _, kv := range pairs(job, count) {
+		v := deref(kv[1])
+		if v == nil {
+			continue
+		}
+		var items []*yaml.Node
+		budget := maxPipelineVisits - *count
+		scalars(v, &items, 0, &budget)
+		*count = maxPipelineVisits - budget
+		switch keyOf(kv[0]) {
+		case "tags":
+			for _, it := range items {
+				if windowsName.MatchString(it.Value) {
+					return true
+				}
+			}
+		case "extends":
+			for _, it := range items {
+				parents = append(parents, it.Value)
+			}
+		}
+	}
+	for _, parent := range parents {
+		for _, kv := range top {
+			if keyOf(kv[0]) == parent && gitlabWindows(parent, kv[1], top, depth+1, count) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// posixShell reports whether buildgate parses a script run by shell s.
+func posixShell(s string) bool {
+	switch s {
+	case "", "bash", "sh", "dash", "ash", "ksh", "zsh":
+		return true
+	}
+	return false
+}
+
+func utf16BOM(src []byte) bool {
+	return bytes.HasPrefix(src, []byte{0xFF, 0xFE}) || bytes.HasPrefix(src, []byte{0xFE, 0xFF})
+}

@@ -1,0 +1,342 @@
+package loader
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Roles of a node in the walk's seen set beside the shells: a mapping
+// read as an env: block, a value read as a script.
+const (
+	roleEnv    = "\x00env"
+	roleScript = "\x00script:"
+)
+
+// unmapped is a scalar whose value could not be matched to the file: not
+// read, and said so (BG001), never placed at a guessed position.
+func (p *pipeLoad) unmapped(n *yaml.Node, what string) {
+	p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("buildgate could not match this YAML value to its text in the file, so %s is not read (please report it)", what), Pos: p.nodePos(n)})
+}
+
+// scalarEnd is the offset just after a scalar's text (its closing quote
+// included).
+func (p *pipeLoad) scalarEnd(n *yaml.Node, m *scalarMap) int {
+	src := p.idx.src
+	start := p.nodeStart(n)
+	end := start
+	if len(m.to) > 0 {
+		end = int(m.to[len(m.to)-1])
+	}
+	style := n.Style &^ (yaml.TaggedStyle | yaml.FlowStyle)
+	q := byte(0)
+	switch style {
+	case yaml.DoubleQuotedStyle:
+		q = '"'
+	case yaml.SingleQuotedStyle:
+		q = '\''
+	}
+	if q == 0 {
+		return end
+	}
+	if len(m.to) == 0 {
+		end = start + 1
+	}
+	// The closing quote, past white space and line breaks folded away.
+	for i := end; i < len(src); i++ {
+		if src[i] == q {
+			return i + 1
+		}
+		if !isYAMLSpace(src[i]) && src[i] != '\\' {
+			break
+		}
+	}
+	return end
+}
+
+// env reads an env: (or variables:) mapping into assignments.
+func (p *pipeLoad) env(n *yaml.Node, decl string, ctx pipeCtx) {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		// env: ${{ fromJSON(…) }} and the like: nothing to read as
+		// assignments, but what is in it is walked.
+		p.walk(n, ctx)
+		return
+	}
+	if !p.visit(n, roleEnv) {
+		return
+	}
+	p.duplicates(n)
+	for _, kv := range pairs(n, &p.visits) {
+		k, v := deref(kv[0]), deref(kv[1])
+		if k == nil || k.Kind != yaml.ScalarNode || v == nil {
+			continue
+		}
+		if v.Kind == yaml.MappingNode {
+			// GitLab's NAME: {value: …, description: …}.
+			var val *yaml.Node
+			for _, kv2 := range pairs(v, &p.visits) {
+				if keyOf(kv2[0]) == "value" {
+					val = deref(kv2[1])
+				}
+			}
+			v = val
+		}
+		if v == nil || v.Kind != yaml.ScalarNode {
+			continue
+		}
+		p.assignment(k, v, decl)
+	}
+}
+
+// assignment is one NAME: value of an env mapping: its position runs from
+// the name to the end of the value.
+func (p *pipeLoad) assignment(k, v *yaml.Node, decl string) {
+	if p.full(k) {
+		return
+	}
+	km, ok := mapScalar(p.yx, k)
+	if !ok {
+		p.unmapped(k, "this environment variable")
+		return
+	}
+	vm, ok := mapScalar(p.yx, v)
+	if !ok {
+		p.unmapped(v, "this environment variable's value")
+		return
+	}
+	src := p.idx.src
+	ks := p.nodeStart(k)
+	ke := p.scalarEnd(k, km)
+	vs := p.nodeStart(v)
+	ve := max(p.scalarEnd(v, vm), ke)
+	if vs > ve || vs < ke {
+		vs = ve
+	}
+	value := v.Value
+	a := Assignment{
+		Name: k.Value, Text: string(src[ks:ve]), ValueText: string(src[vs:ve]), Value: &value,
+		Array: []Word{}, Words: p.fields(vm, " \t\n"), Decl: decl,
+		NamePos: km.span(p.idx, 0, len(km.text)), Pos: p.idx.span(ks, ve),
+	}
+	if len(km.text) == 0 {
+		a.NamePos = p.idx.span(ks, ks)
+	}
+	p.words += 1 + len(a.Words)
+	p.doc.Env = append(p.doc.Env, a)
+}
+
+// full reports (once) that the file has more elements than buildgate reads.
+func (p *pipeLoad) full(n *yaml.Node) bool {
+	if p.words <= maxShellWords {
+		return false
+	}
+	if !p.over {
+		p.over = true
+		p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("the file has over %d elements (words, commands, variables), over buildgate's limit per file: the rest is not read (see docs/robustness.md)", maxShellWords), Pos: p.nodePos(n)})
+	}
+	return true
+}
+
+// fields splits a mapped value on the separators into words of the file.
+func (p *pipeLoad) fields(m *scalarMap, seps string) []Word {
+	out := []Word{}
+	t := m.text
+	for i := 0; i < len(t); {
+		if strings.IndexByte(seps, t[i]) >= 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < len(t) && strings.IndexByte(seps, t[j]) < 0 {
+			j++
+		}
+		s, e := i, j
+		for s < e && (t[s] == ' ' || t[s] == '\t') {
+			s++
+		}
+		for e > s && (t[e-1] == ' ' || t[e-1] == '\t' || t[e-1] == '\r') {
+			e--
+		}
+		if s < e {
+			out = append(out, Word{Text: m.source(p.idx.src, s, e), Value: strp(string(t[s:e])), Pos: m.span(p.idx, s, e)})
+		}
+		i = j
+	}
+	return out
+}
+
+// scalars collects the command strings of a script key's value: a string,
+// or a list of them (GitLab nests lists; its !reference [job, key] tags
+// point at scripts read where they are).
+// Aliases can make a short list expand without end (a billion laughs):
+// each node looked at is taken from budget, and the walk stops at zero
+// (reporting false).
+func scalars(n *yaml.Node, out *[]*yaml.Node, depth int, budget *int) bool {
+	n = deref(n)
+	if n == nil || depth > 10 {
+		return true
+	}
+	if *budget--; *budget < 0 {
+		return false
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag != "!!null" {
+			*out = append(*out, n)
+		}
+	case yaml.SequenceNode:
+		if n.Tag == "!reference" {
+			return true
+		}
+		for _, c := range n.Content {
+			if !scalars(c, out, depth+1, budget) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// script reads the value of a script key: its command strings, which the
+// CI system runs as the lines of one shell, parsed as shell with every
+// position in the file.
+func (p *pipeLoad) script(n *yaml.Node, key string, ctx pipeCtx) {
+	d := deref(n)
+	if d == nil || !p.visit(d, roleScript+ctx.shell) {
+		return
+	}
+	var items []*yaml.Node
+	budget := maxPipelineVisits - p.visits
+	ok := scalars(d, &items, 0, &budget)
+	p.visits = maxPipelineVisits - budget
+	if !ok {
+		p.visit(d, roleScript) // past the bound: said once
+		return
+	}
+	if len(items) == 0 {
+		p.walk(d, ctx) // a mapping under a script key is not a script
+		return
+	}
+	m := &scalarMap{}
+	maps := map[*yaml.Node]*scalarMap{}
+	for _, it := range items {
+		im, ok := maps[it]
+		if !ok {
+			if im, ok = mapScalar(p.yx, it); !ok {
+				p.unmapped(it, "this script")
+				return
+			}
+			maps[it] = im
+		}
+		if len(m.text)+len(im.text) > maxShellBytes {
+			p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("the script of %s is over %d bytes (its list's aliases included), over buildgate's limit for a script: not read (see docs/robustness.md)", ctx.where, maxShellBytes), Pos: p.nodePos(it)})
+			return
+		}
+		m.join(im)
+	}
+	if p.doc.System == "buildkite" {
+		m = buildkiteUnescape(m)
+	}
+	last := items[len(items)-1]
+	lm := maps[last]
+	ps := PipelineScript{Key: key, Where: ctx.where, Shell: ctx.shell, Value: string(m.text),
+		Pos: p.idx.span(p.nodeStart(items[0]), p.scalarEnd(last, lm)), Script: newScript()}
+	if posixShell(ctx.shell) && !p.full(d) {
+		p.parse(&ps, m)
+	}
+	p.doc.Scripts = append(p.doc.Scripts, ps)
+	p.commandBuilds(&ps)
+}
+
+// parse reads a script as shell. GitHub's ${{ … }} expressions are
+// evaluated before the shell sees the script: each is read as an
+// expansion of the same length ($___…), so that it is neither a syntax
+// error nor a literal word.
+func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
+	text := m.text
+	if p.doc.System == "github" || p.doc.System == "" {
+		text = maskExpressions(text)
+	}
+	if n := bytes.Count(text, []byte{'$'}) + bytes.Count(text, []byte{'`'}); n > maxShellWords {
+		p.doc.Errors = append(p.doc.Errors, Error{Message: "this script: " + capError("expansions and substitutions ($ and `)", n, maxShellWords), Pos: ps.Pos})
+		return
+	}
+	if p.parser == nil {
+		p.parser = newShellParser()
+	}
+	src := shellSource{
+		text:   text,
+		span:   func(s, e int) Pos { return m.span(p.idx, s, e) },
+		textOf: func(s, e int) string { return m.source(p.idx.src, s, e) },
+		parser: p.parser,
+	}
+	parses, errs, bound := parseShell(src)
+	script, _, werrs, serrs := extractScript(src, parses)
+	ps.Script = script
+	for _, e := range append(errs, serrs...) {
+		e.Syntax = true
+		e.Message = "in the script of " + ps.Where + ": " + e.Message
+		p.doc.Errors = append(p.doc.Errors, e)
+	}
+	p.doc.Errors = append(append(p.doc.Errors, bound...), werrs...)
+	p.words += len(script.Assignments) + len(script.Expansions) + len(script.ForLoops) + len(script.CasePatterns) + len(script.Heredocs)
+	for _, c := range script.Commands {
+		p.words += 1 + len(c.Words)
+	}
+}
+
+// maskExpressions replaces each GitHub expression ${{ … }} by $ and
+// underscores, keeping every offset.
+func maskExpressions(text []byte) []byte {
+	i := bytes.Index(text, []byte("${{"))
+	if i < 0 {
+		return text
+	}
+	out := bytes.Clone(text)
+	for i >= 0 {
+		end := bytes.Index(out[i+3:], []byte("}}"))
+		if end < 0 {
+			break
+		}
+		end += i + 3 + 2
+		for k := i + 1; k < end; k++ {
+			out[k] = '_'
+		}
+		next := bytes.Index(out[end:], []byte("${{"))
+		if next < 0 {
+			break
+		}
+		i = end + next
+	}
+	return out
+}
+
+// buildkiteUnescape is what Buildkite's interpolation leaves of a command
+// when the pipeline is uploaded (buildkite/interpolate's grammar): $$ and
+// \$ are a $, \\ stays as it is. ${NAME} is left to the shell here: the
+// same variable either way.
+func buildkiteUnescape(m *scalarMap) *scalarMap {
+	if !bytes.Contains(m.text, []byte("$$")) && !bytes.Contains(m.text, []byte(`\$`)) {
+		return m
+	}
+	out := &scalarMap{text: make([]byte, 0, len(m.text)), from: make([]int32, 0, len(m.text)), to: make([]int32, 0, len(m.text))}
+	t := m.text
+	for i := 0; i < len(t); i++ {
+		if i+1 < len(t) && t[i] == '\\' && t[i+1] == '\\' {
+			out.emit(t[i], int(m.from[i]), int(m.to[i]))
+			out.emit(t[i+1], int(m.from[i+1]), int(m.to[i+1]))
+			i++
+			continue
+		}
+		if i+1 < len(t) && (t[i] == '$' || t[i] == '\\') && t[i+1] == '$' {
+			out.emit('$', int(m.from[i]), int(m.to[i+1]))
+			i++
+			continue
+		}
+		out.emit(t[i], int(m.from[i]), int(m.to[i]))
+	}
+	return out
+}

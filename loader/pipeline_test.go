@@ -1,0 +1,172 @@
+package loader
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// words are the commands' words of a pipeline as "line:col text".
+func pipelineWords(d *PipelineDocument) []string {
+	var out []string
+	for _, s := range d.Scripts {
+		for _, c := range s.Commands {
+			for _, w := range c.Words {
+				out = append(out, fmt.Sprintf("%d:%d %s", w.Pos.Line, w.Pos.Column, w.Text))
+			}
+		}
+	}
+	return out
+}
+
+func TestPipelineScalarStyles(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      []string
+	}{
+		{"plain", "steps:\n  - command: docker build --build-arg A=1 .\n",
+			[]string{"2:14 docker", "2:21 build", "2:27 --build-arg", "2:39 A=1", "2:43 ."}},
+		{"double quoted with escapes", "steps:\n  - command: \"echo \\\"$A\\\" \\u00e9x\"\n",
+			[]string{"2:15 echo", "2:20 \\\"$A\\\"", "2:27 \\u00e9x"}},
+		{"single quoted", "steps:\n  - command: 'echo ''a b'' c'\n",
+			[]string{"2:15 echo", "2:20 ''a b''", "2:28 c"}},
+		{"literal block", "steps:\n  - commands:\n      - |\n        docker build \\\n          --build-arg B=2 .\n",
+			[]string{"4:9 docker", "4:16 build", "5:11 --build-arg", "5:23 B=2", "5:27 ."}},
+		{"folded block", "steps:\n  - command: >-\n      echo a\n      b\n",
+			[]string{"3:7 echo", "3:12 a", "4:7 b"}},
+		{"plain multi-line", "steps:\n  - command: echo a\n      b\n",
+			[]string{"2:14 echo", "2:19 a", "3:7 b"}},
+		{"double quoted, escaped line break", "steps:\n  - command: \"echo a\\\n      b\"\n",
+			[]string{"2:15 echo", "2:20 a\\\n      b"}},
+		{"anchor and tag", "x: &cmd !!str echo hi\nsteps:\n  - command: *cmd\n",
+			[]string{"1:15 echo", "1:20 hi"}},
+		{"list joined as one script", "steps:\n  - commands:\n    - cd dir\n    - make\n",
+			[]string{"3:7 cd", "3:10 dir", "4:7 make"}},
+		{"CRLF", "steps:\r\n  - commands:\r\n    - |\r\n      echo a\r\n      echo b\r\n",
+			[]string{"4:7 echo", "4:12 a", "5:7 echo", "5:12 b"}},
+		{"wide characters", "steps:\n  - command: \"échö $X\"\n",
+			[]string{"2:15 échö", "2:20 $X"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := parseAs[*PipelineDocument](t, KindPipeline, ".buildkite/pipeline.yml", c.src)
+			if len(d.Errors) > 0 {
+				t.Fatalf("errors: %+v", d.Errors)
+			}
+			if got := pipelineWords(d); strings.Join(got, "|") != strings.Join(c.want, "|") {
+				t.Errorf("words\n got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestPipelineSystems(t *testing.T) {
+	cases := []struct {
+		path, src string
+		env       []string // name@line:col
+		cmds      []string // command names
+		shells    []string
+		errs      int
+	}{
+		{".buildkite/release.yaml", "env:\n  MOONCAKE_WHEEL: \"https://x\"\nsteps:\n  - label: b\n    env:\n      A: 1\n    commands:\n      - 'x=$$(cat f) && echo \"$$x\" \\$$HOME'\n",
+			[]string{"MOONCAKE_WHEEL@2:3", "A@6:7"}, []string{"cat", "echo"}, []string{""}, 0},
+		{".github/workflows/ci.yml", "env:\n  TOP: a\njobs:\n  build:\n    runs-on: ubuntu-latest\n    env: {JOB: b}\n    steps:\n      - run: echo ${{ github.sha }} \"${{ inputs.x }}\"\n        env:\n          STEP: c\n      - run: Write-Host $env:X\n        shell: pwsh\n  win:\n    runs-on: windows-2022\n    steps:\n      - run: dir $env:TEMP\n",
+			[]string{"TOP@2:3", "JOB@6:11", "STEP@10:11"}, []string{"echo"}, []string{"", "pwsh", "pwsh"}, 0},
+		{".github/workflows/x.yml", "defaults:\n  run:\n    shell: python\njobs:\n  a:\n    steps:\n      - run: print(1)\n",
+			nil, nil, []string{"python"}, 0},
+		{".gitlab-ci.yml", "variables:\n  A: \"1\"\n  B:\n    value: \"2\"\n    description: d\n.tpl:\n  before_script:\n    - cd src\nbuild:\n  extends: .tpl\n  script:\n    - !reference [.tpl, before_script]\n    - - make\n      - make install\nwin:\n  tags: [saas-windows-medium-amd64]\n  script: Get-ChildItem $env:X\n",
+			[]string{"A@2:3", "B@3:3"}, []string{"cd", "make", "make"}, []string{"", "", "pwsh"}, 0},
+		{".github/workflows/dup.yml", "on: push\non: pull_request\n", nil, nil, nil, 1},
+		{".gitlab-ci.yml", "job:\n  variables: {A: 1}\n  variables: {B: 2}\n", []string{"A@2:15", "B@3:15"}, nil, nil, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			d := parseAs[*PipelineDocument](t, KindPipeline, c.path, c.src)
+			if len(d.Errors) != c.errs {
+				t.Fatalf("errors: %+v", d.Errors)
+			}
+			var env, cmds, shells []string
+			for _, e := range d.Env {
+				env = append(env, fmt.Sprintf("%s@%d:%d", e.Name, e.Pos.Line, e.Pos.Column))
+			}
+			for _, s := range d.Scripts {
+				shells = append(shells, s.Shell)
+				for _, cm := range s.Commands {
+					cmds = append(cmds, cm.Name)
+				}
+			}
+			if fmt.Sprint(env) != fmt.Sprint(c.env) || fmt.Sprint(cmds) != fmt.Sprint(c.cmds) || fmt.Sprint(shells) != fmt.Sprint(c.shells) {
+				t.Errorf("env %q cmds %q shells %q\nwant env %q cmds %q shells %q", env, cmds, shells, c.env, c.cmds, c.shells)
+			}
+		})
+	}
+}
+
+func TestPipelineBuilds(t *testing.T) {
+	src := "jobs:\n  b:\n    steps:\n      - run: |\n          docker buildx build --build-arg=A=1 --target t1 -f d/Dockerfile .\n          docker buildx bake --set '*.args.B=2' tgt\n      - uses: docker/build-push-action@v6\n        with:\n          file: docker/Dockerfile\n          target: mooncake-build\n          build-args: |\n            MOONCAKE_REPO=x\n            C=3\n      - uses: docker/bake-action@v5\n        with:\n          targets: a,b\n"
+	d := parseAs[*PipelineDocument](t, KindPipeline, ".github/workflows/b.yml", src)
+	var got []string
+	for _, b := range d.Builds {
+		line := b.Via + " " + b.Tool + ":"
+		for _, l := range [][]Word{b.BuildArgs, b.Targets, b.Sets, b.Files} {
+			for _, w := range l {
+				line += fmt.Sprintf(" %s@%d:%d", w.Text, w.Pos.Line, w.Pos.Column)
+			}
+			line += " |"
+		}
+		got = append(got, line)
+	}
+	want := []string{
+		"command docker buildx build: --build-arg=A=1@5:31 | t1@5:56 | | d/Dockerfile@5:62 |",
+		"command docker buildx bake: | tgt@6:49 | '*.args.B=2'@6:36 | |",
+		"action build-push-action: MOONCAKE_REPO=x@12:13 C=3@13:13 | mooncake-build@10:19 | | docker/Dockerfile@9:17 |",
+		"action bake-action: | a@16:20 b@16:22 | | |",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("builds\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestPipelineBounds: what a hostile pipeline can do is bounded and said.
+func TestPipelineBounds(t *testing.T) {
+	laughs := "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+	prev := "a"
+	for i := range 12 {
+		name := fmt.Sprintf("l%d", i)
+		laughs += fmt.Sprintf("%s: &%s [*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s]\n", name, name, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+		prev = name
+	}
+	laughs += "steps:\n  - commands: *" + prev + "\n"
+	merges := "m: &m {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, i: 9}\n"
+	prev = "m"
+	for i := range 8 {
+		name := fmt.Sprintf("m%d", i)
+		merges += fmt.Sprintf("%s: &%s {<<: [*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s]}\n", name, name, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+		prev = name
+	}
+	merges += "steps:\n  - <<: *" + prev + "\n    command: echo\n"
+	cases := []struct{ name, src, want string }{
+		{"billion laughs", laughs, "aliases and nodes make over"},
+		{"billion laughs of merge keys", merges, "aliases and nodes make over"},
+		{"tabs", "steps:\n\t- command: x\n", "YAML: "},
+		{"too big", "x: " + strings.Repeat("a", maxPipelineBytes) + "\n", "over buildgate's limit"},
+		{"UTF-16", "\xff\xfes\x00", "UTF-16"},
+		{"many documents", strings.Repeat("---\nsteps:\n  - command: echo hi\n", 3), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := loadPipeline(".buildkite/p.yml", []byte(c.src))
+			msgs := ""
+			for _, e := range d.Errors {
+				msgs += e.Message + "\n"
+			}
+			if c.want == "" && msgs != "" || !strings.Contains(msgs, c.want) {
+				t.Errorf("errors %q, want one with %q", msgs, c.want)
+			}
+		})
+	}
+	d := loadPipeline(".buildkite/p.yml", []byte(strings.Repeat("---\nsteps:\n  - command: echo hi\n", 3)))
+	if len(d.Scripts) != 3 {
+		t.Errorf("%d scripts from three documents, want 3", len(d.Scripts))
+	}
+}
