@@ -50,8 +50,9 @@ type PipelineScript struct {
 	// Where is its place in the file: steps[3].commands.
 	Where string `json:"where"`
 	// Shell is the shell that runs it when the file says (bash, sh,
-	// pwsh, python …); "" is the system's default (a POSIX shell). Only
-	// sh and bash scripts are parsed.
+	// pwsh, python …); "" is the system's default (a POSIX shell).
+	// Every script is parsed as shell; only a POSIX shell's syntax
+	// errors are errors of the file.
 	Shell string `json:"shell"`
 	// Value is the script as the shell gets it.
 	Value  string `json:"value"`
@@ -510,7 +511,8 @@ func gitlabWindows(name string, job *yaml.Node, top [][2]*yaml.Node, depth int, 
 	return false
 }
 
-// posixShell reports whether buildgate parses a script run by shell s.
+// posixShell reports whether a script run by shell s is shell, whose
+// syntax errors are the file's.
 func posixShell(s string) bool {
 	switch s {
 	case "", "bash", "sh", "dash", "ash", "ksh", "zsh":

@@ -244,7 +244,7 @@ func (p *pipeLoad) script(n *yaml.Node, key string, ctx pipeCtx) {
 	lm := maps[last]
 	ps := PipelineScript{Key: key, Where: ctx.where, Shell: ctx.shell, Value: string(m.text),
 		Pos: p.idx.span(p.nodeStart(items[0]), p.scalarEnd(last, lm)), Script: newScript()}
-	if posixShell(ctx.shell) && !p.full(d) {
+	if !p.full(d) {
 		p.parse(&ps, m)
 	}
 	p.doc.Scripts = append(p.doc.Scripts, ps)
@@ -276,10 +276,16 @@ func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
 	parses, errs, bound := parseShell(src)
 	script, _, werrs, serrs := extractScript(src, parses)
 	ps.Script = script
-	for _, e := range append(errs, serrs...) {
-		e.Syntax = true
-		e.Message = "in the script of " + ps.Where + ": " + e.Message
-		p.doc.Errors = append(p.doc.Errors, e)
+	// A script of another shell (PowerShell, Python) is read as shell
+	// too, for what of it reads the same (docker build --build-arg …
+	// does): naming a job for Windows must not hide its commands. Its
+	// syntax errors are not errors of the file.
+	if posixShell(ps.Shell) {
+		for _, e := range append(errs, serrs...) {
+			e.Syntax = true
+			e.Message = "in the script of " + ps.Where + ": " + e.Message
+			p.doc.Errors = append(p.doc.Errors, e)
+		}
 	}
 	p.doc.Errors = append(append(p.doc.Errors, bound...), werrs...)
 	p.words += len(script.Assignments) + len(script.Expansions) + len(script.ForLoops) + len(script.CasePatterns) + len(script.Heredocs)
