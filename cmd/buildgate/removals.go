@@ -244,6 +244,8 @@ func planRemoval(path string, src []byte, fds []finding.Finding) (fix.Plan, bool
 		return fix.HCL(path, src, fds), true
 	case loader.KindShell:
 		return fix.Shell(path, src, fds), true
+	case loader.KindPipeline:
+		return fix.Pipeline(path, src, fds), true
 	}
 	return fix.Plan{}, false
 }

@@ -90,3 +90,47 @@ test_passed_build_args_point_at_the_name if {
 	])
 	{[f.pos.line, f.pos.column, f.pos.end_column] | some f in got} == {[1, 26, 41], [2, 26, 39], [3, 34, 49]}
 }
+
+# CI pipelines (issue 19): env entries, the build arguments their commands
+# and docker/build-push-action steps pass, and toggles.
+test_pipeline_env_and_commands if {
+	got := rule.deny with input as fx.one("pipeline", ".buildkite/release.yaml", [
+		"env:",
+		"  MOONCAKE_BRANCH: main", # 2: set
+		"  OTHER: x",
+		"steps:",
+		"  - commands:",
+		"      - |",
+		"        docker build \\",
+		"          --build-arg MOONCAKE_REPO=\"${REPO_URL}\" \\", # 8: passed, its value an expansion
+		"          --build-arg NIXL_BRANCH=x .",
+		"      - 'echo \"$$MOONCAKE_COMMIT\"'", # 10: read
+	])
+	{[f.pos.line, f.pos.column] | some f in got} == {[2, 3], [8, 23], [10, 16]}
+}
+
+test_pipeline_action_build_args_and_toggles if {
+	got := rule.deny with input as fx.one("pipeline", ".github/workflows/img.yml", [
+		"jobs:",
+		"  b:",
+		"    env:",
+		"      BUILD_MOONCAKE: \"1\"", # 4: a toggle switched on
+		"    steps:",
+		"      - uses: docker/build-push-action@v6",
+		"        with:",
+		"          build-args: |",
+		"            MOONCAKE_GO_VERSION=1.23", # 9: passed
+		"            OTHER=1",
+	])
+	{[f.pos.line, f.pos.column] | some f in got} == {[4, 7], [9, 13]}
+}
+
+test_pipeline_without_the_source_build if {
+	rule.deny == set() with input as fx.one("pipeline", ".gitlab-ci.yml", [
+		"variables:",
+		"  MOONCAKE_VERSION: \"0.3.13\"",
+		"build:",
+		"  script:",
+		"    - uv pip install \"mooncake-transfer-engine-rocm==${MOONCAKE_VERSION}\"",
+	])
+}

@@ -157,3 +157,25 @@ test_quote_meta if {
 	regex.match(rule.quote_meta("x.y+z"), "-x.y+z-")
 	not regex.match(rule.quote_meta("x.y"), "xzy")
 }
+
+test_pipeline_targets if {
+	got := rule.deny with input as fx.input_of([
+		["dockerfile", "docker/Dockerfile.rocm", ["FROM base AS mooncake_source", "FROM base AS final"]],
+		["pipeline", ".github/workflows/img.yml", [
+			"jobs:",
+			"  b:",
+			"    steps:",
+			"      - run: docker buildx build --target mooncake_source -f docker/Dockerfile.rocm .", # 4
+			"      - uses: docker/build-push-action@v6",
+			"        with:",
+			"          target: mooncake_source", # 7
+			"      - uses: docker/build-push-action@v6",
+			"        with:",
+			"          target: final",
+		]],
+	])
+	{[f.path, f.pos.line, f.pos.column] | some f in got; f.path != "docker/Dockerfile.rocm"} == {
+		[".github/workflows/img.yml", 4, 43],
+		[".github/workflows/img.yml", 7, 19],
+	}
+}

@@ -163,3 +163,14 @@ test_a_vcs_url_is_no_local_wheel if {
 	got := rule.deny with input as fx.one("shell", "rocm.sh", ["pip install git+https://github.com/kvcache-ai/Mooncake"])
 	count(got) == 1
 }
+
+test_pipeline_clone_and_build if {
+	got := rule.deny with input as fx.one("pipeline", ".gitlab-ci.yml", [
+		"rocm-image:",
+		"  script:",
+		"    - git clone https://github.com/kvcache-ai/Mooncake.git", # 3
+		"    - cd Mooncake",
+		"    - cmake -B build", # 5: one script with the lines before
+	])
+	fx.lines(got) == {3, 5}
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// Issue 19, Done means 1: with the CUDA example configuration, the
+// release pipeline of vLLM's PR #51067 before-state reports its three env
+// keys (from the key, 23:3-25:3) and every --build-arg MOONCAKE_WHEEL_…
+// word (from NAME in --build-arg NAME=value: 222:27 …): the issue names
+// the first six of sixteen, the pipeline has eight such pairs, all
+// removed by the PR. The after-state is clean.
+func TestCUDAPipelineMigration(t *testing.T) {
+	cuda := mustAbs(t, "../../examples/cuda-mooncake-wheel/.buildgate.yaml")
+	rep, res := lintJSON(t, corpusDir(t, "vllm/analog-pr51067-cuda/before"), "--config", cuda)
+	if res.code != 1 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	var env, passed, read []string
+	for _, f := range rep.Findings {
+		if f.Path != ".buildkite/release-pipeline.yaml" {
+			continue
+		}
+		at := fmt.Sprintf("%d:%d", f.Line, f.Column)
+		switch {
+		case f.Line <= 25:
+			env = append(env, at)
+		case f.Column == 27:
+			passed = append(passed, at)
+		default:
+			read = append(read, at)
+		}
+		if f.Rule != "BG102" {
+			t.Errorf("%s: %s, want BG102", at, f.Rule)
+		}
+	}
+	wantPassed := []string{}
+	for _, l := range []int{222, 250, 276, 304, 330, 359, 387, 416} {
+		wantPassed = append(wantPassed, fmt.Sprintf("%d:27", l), fmt.Sprintf("%d:27", l+1))
+	}
+	sort.Strings(wantPassed)
+	sort.Strings(passed)
+	if strings.Join(env, " ") != "23:3 24:3 25:3" {
+		t.Errorf("env findings %v, want 23:3 24:3 25:3", env)
+	}
+	if strings.Join(passed, " ") != strings.Join(wantPassed, " ") {
+		t.Errorf("--build-arg findings\n got %v\nwant %v", passed, wantPassed)
+	}
+	// The value "${MOONCAKE_WHEEL_AARCH64_2_35}" reads another of the
+	// build arguments: one finding more on each AARCH64 line (on the
+	// X86_64 lines the name read is the one passed: the same message,
+	// deduplicated).
+	if len(read) != 8 {
+		t.Errorf("expansions read: %v, want 8", read)
+	}
+	rep, res = lintJSON(t, corpusDir(t, "vllm/analog-pr51067-cuda/after"), "--config", cuda)
+	if res.code != 0 || len(rep.Findings) != 0 {
+		t.Errorf("after-state: exit %d, %+v", res.code, rep.Findings)
+	}
+}
+
+// buildgate fix gives back the real after-state of the CUDA pipeline: the
+// env entries and the sixteen --build-arg lines go; the after-state
+// differs only by the author's comment about the wheels (lines 19-22 of
+// the before-state, which the fix leaves).
+func TestFixCUDAPipeline(t *testing.T) {
+	cuda := mustAbs(t, "../../examples/cuda-mooncake-wheel/.buildgate.yaml")
+	before := corpusDir(t, "vllm/analog-pr51067-cuda/before")
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(before)); err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, dir, "fix", "--root", ".", "--config", cuda)
+	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "1 file fixed") {
+		t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, ".buildkite/release-pipeline.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(corpusDir(t, "vllm/analog-pr51067-cuda/after"), ".buildkite/release-pipeline.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(got), "\n")
+	if len(lines) < 22 || !strings.HasPrefix(strings.TrimSpace(lines[19]), "# pre-built mooncake wheels") {
+		t.Fatalf("line 20 of the fixed file: %q", lines[19])
+	}
+	gotLess := strings.Join(append(append([]string{}, lines[:18]...), lines[22:]...), "")
+	if gotLess != string(want) {
+		t.Errorf("the fixed pipeline is not the after-state (the author's comment aside)")
+	}
+	// Idempotent: a second run changes nothing more in the pipeline.
+	runBin(t, dir, "fix", "--root", ".", "--config", cuda)
+	again, _ := os.ReadFile(filepath.Join(dir, ".buildkite/release-pipeline.yaml"))
+	if string(again) != string(got) {
+		t.Errorf("a second fix changed the pipeline again")
+	}
+}

@@ -1,0 +1,79 @@
+package fix
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/buildgate/buildgate/finding"
+)
+
+func TestPipelineRemovals(t *testing.T) {
+	cases := []struct {
+		name, src string
+		fs        []finding.Finding
+		want      string // "" when every finding is declined
+		declined  string
+	}{
+		{
+			name: "env entries and options alone on continued lines",
+			src:  "env:\n  KEEP: 1\n  MOONCAKE_WHEEL: \"https://x\"\nsteps:\n  - commands:\n      - |\n        docker build \\\n          --build-arg A=1 \\\n          --build-arg MOONCAKE_WHEEL=\"${MOONCAKE_WHEEL}\" \\\n          -f Dockerfile .\n",
+			fs:   []finding.Finding{at(ruleArg, 3, 3), at(ruleArg, 9, 23), at(ruleArg, 9, 47)},
+			want: "env:\n  KEEP: 1\nsteps:\n  - commands:\n      - |\n        docker build \\\n          --build-arg A=1 \\\n          -f Dockerfile .\n",
+		},
+		{
+			name: "an option inside a one-line command",
+			src:  "steps:\n  - command: \"docker build --build-arg=MOONCAKE_REPO=x --build-arg B=\\\"2\\\" .\"\n",
+			fs:   []finding.Finding{at(ruleArg, 2, 41)},
+			want: "steps:\n  - command: \"docker build --build-arg B=\\\"2\\\" .\"\n",
+		},
+		{
+			name: "a --set of a bake",
+			src:  "steps:\n  - command: docker buildx bake --set '*.args.MOONCAKE_COMMIT=abc' t\n",
+			fs:   []finding.Finding{at(ruleArg, 2, 41)},
+			want: "steps:\n  - command: docker buildx bake t\n",
+		},
+		{
+			name:     "the last entry of its env",
+			src:      "steps:\n  - env:\n      MOONCAKE_REPO: x\n    command: make\n",
+			fs:       []finding.Finding{at(ruleArg, 3, 7)},
+			declined: "the last entry of its mapping",
+		},
+		{
+			name:     "an argument of another command",
+			src:      "steps:\n  - command: echo MOONCAKE_REPO=x\n",
+			fs:       []finding.Finding{at(ruleArg, 2, 19)},
+			declined: "not an environment entry or a --build-arg option",
+		},
+		{
+			name:     "a source-build step",
+			src:      "steps:\n  - command: git clone https://github.com/kvcache-ai/Mooncake\n",
+			fs:       []finding.Finding{at(ruleStep, 2, 14)},
+			declined: "environment entries and --build-arg options only",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := Pipeline(".buildkite/p.yml", []byte(c.src), c.fs)
+			if c.want == "" {
+				if len(p.Edits) > 0 || len(p.Declined) != len(c.fs) || !strings.Contains(p.Declined[0].Reason, c.declined) {
+					t.Fatalf("want every finding declined (%q), got %+v", c.declined, p)
+				}
+				return
+			}
+			if len(p.Declined) > 0 {
+				t.Fatalf("declined: %+v", p.Declined)
+			}
+			got, err := Apply([]byte(c.src), p.Edits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != c.want {
+				t.Errorf("got\n%s\nwant\n%s", got, c.want)
+			}
+			// Idempotent: the fixed text has nothing more to remove.
+			if again := Pipeline(".buildkite/p.yml", got, nil); len(again.Edits) > 0 {
+				t.Errorf("a second run edits again: %+v", again.Edits)
+			}
+		})
+	}
+}
