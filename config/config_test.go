@@ -72,6 +72,9 @@ func TestErrorsNameTheLine(t *testing.T) {
 		{"exclude: x\n", "c.yaml:1: exclude must be a list"},
 		{"- a\n", "c.yaml:1: the configuration must be a mapping"},
 		{"exclude: []\nexclude: []\n", `c.yaml:2: key "exclude" given twice`},
+		{"kinds: [x]\n", "c.yaml:1: kinds must be a mapping"},
+		{"kinds:\n  yaml: [\"*.yml\"]\n", `c.yaml:2: unknown key "yaml"`},
+		{"kinds:\n  pipeline: [\"[\"]\n", `c.yaml:2: "[" is not a valid glob`},
 	}
 	for _, tt := range tests {
 		_, err := Parse("c.yaml", []byte(tt.src), Default())
@@ -89,5 +92,17 @@ func TestDefaultDocumented(t *testing.T) {
 	}
 	if !strings.Contains(string(doc), "```yaml\n"+string(DefaultYAML())+"```\n") {
 		t.Error("docs/configuration.md does not show config/default.yaml verbatim")
+	}
+}
+
+func TestKinds(t *testing.T) {
+	c, err := Parse("c.yaml", []byte("kinds:\n  pipeline: [\"ci/**/*.yml\", deploy.yaml]\n  shell: [\"tools/run-*\"]\n"), Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range map[string]string{"ci/a/b.yml": "pipeline", "deploy.yaml": "pipeline", "tools/run-x": "shell", "ci/a.yaml": "", "other.yml": ""} {
+		if got, _ := c.KindOf(rel); got != want {
+			t.Errorf("%s: kind %q, want %q", rel, got, want)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/buildgate/buildgate/loader"
 )
 
 func TestFind(t *testing.T) {
@@ -57,5 +59,53 @@ func TestFind(t *testing.T) {
 		if _, err := Find(dir, []string{bad}, Options{}); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
+	}
+}
+
+// CI pipelines by their places, GitLab CI's local includes (globs, nested,
+// never outside the root), and kinds the configuration gives.
+func TestFindPipelines(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		".buildkite/release.yaml":      "steps: []\n",
+		".github/workflows/ci.yml":     "on: push\n",
+		".github/actions/a/action.yml": "runs: {using: composite}\n",
+		".github/other.yml":            "x: 1\n",
+		".gitlab-ci.yml":               "include:\n  - local: /ci/build.yml\n  - '/ci/jobs/*.yml'\n  - remote: https://x/y.yml\n  - ../outside.yml\n  - /missing.yml\n",
+		"ci/build.yml":                 "include: ci/nested.yml\n",
+		"ci/nested.yml":                "job: {script: [make]}\n",
+		"ci/jobs/a.yml":                "a: {script: [make]}\n",
+		"ci/jobs/b.yml":                "b: {script: [make]}\n",
+		"ci/unrelated.yml":             "x: 1\n",
+		"deploy/pipeline.yaml":         "steps: []\n",
+		"docker-compose.yml":           "services: {}\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(filepath.Dir(dir), "outside.yml"), []byte("x: 1\n"), 0o644)
+	kind := func(rel string) (loader.Kind, bool) {
+		if rel == "deploy/pipeline.yaml" {
+			return loader.KindPipeline, true
+		}
+		return "", false
+	}
+	files, err := Find(dir, []string{dir}, Options{Kind: kind})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Path+"="+string(f.Kind))
+	}
+	want := ".buildkite/release.yaml=pipeline .github/actions/a/action.yml=pipeline .github/workflows/ci.yml=pipeline .gitlab-ci.yml=pipeline " +
+		"ci/build.yml=pipeline ci/jobs/a.yml=pipeline ci/jobs/b.yml=pipeline ci/nested.yml=pipeline deploy/pipeline.yaml=pipeline"
+	if strings.Join(got, " ") != want {
+		t.Errorf("found\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}
 }

@@ -38,8 +38,12 @@ func TestStreamEquivalence(t *testing.T) {
 		"docker/Dockerfile.rocm": "FROM rocm/dev AS base\nFROM base AS mooncake_build\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mc && cd /opt/mc && make -j8\n" +
 			"FROM mooncake_build AS kv_export\nFROM base AS final\nCOPY requirements/rocm.txt /tmp/\nRUN pip install -r /tmp/rocm.txt\n" +
 			"RUN --mount=type=bind,from=kv_export,target=/w pip install /w/x.whl\n" + pad,
-		"docker/ci.hcl":           "target \"kvbuild\" {\n  dockerfile = \"docker/Dockerfile.rocm\"\n  target = \"kv_export\"\n}\ngroup \"all\" {\n  targets = [\"kvbuild\"]\n}\n" + pad,
-		"ci/build.sh":             "#!/bin/bash\nset -e\ndocker buildx bake kvbuild\nSTAGES=\"base kv_export\"\nfor t in kvbuild final; do echo $t; done\n" + pad,
+		"docker/ci.hcl": "target \"kvbuild\" {\n  dockerfile = \"docker/Dockerfile.rocm\"\n  target = \"kv_export\"\n}\ngroup \"all\" {\n  targets = [\"kvbuild\"]\n}\n" + pad,
+		"ci/build.sh":   "#!/bin/bash\nset -e\ndocker buildx bake kvbuild\nSTAGES=\"base kv_export\"\nfor t in kvbuild final; do echo $t; done\n" + pad,
+		// Pipelines (issue 19): a target named in a command, a build
+		// argument in env, a requirements file named by a script.
+		".buildkite/release.yml":  "env:\n  MOONCAKE_BRANCH: main\n  OTHER: x\nsteps:\n  - commands:\n      - docker buildx bake kvbuild\n      - pip install -r requirements/rocm.txt\n" + pad,
+		".gitlab-ci.yml":          "variables:\n  MOONCAKE_REPO: https://github.com/kvcache-ai/Mooncake\nbuild:\n  script:\n    - git clone $MOONCAKE_REPO mc\n    - cd mc && cmake -B b\n",
 		"requirements/rocm.txt":   "-r common.txt\n",
 		"requirements/common.txt": "mooncake-transfer-engine==0.3.0\n" + pad,
 	} {
@@ -78,6 +82,15 @@ func TestStreamEquivalence(t *testing.T) {
 				return render(out.All)
 			}
 			a := run(whole)
+			if root == cross {
+				// The pipelines' findings are among those compared.
+				all := strings.Join(a, "\n")
+				for _, p := range []string{".buildkite/release.yml:2:3", ".buildkite/release.yml:6:", ".gitlab-ci.yml:2:3", ".gitlab-ci.yml:6:"} {
+					if !strings.Contains(all, p) {
+						t.Errorf("no finding at %s in\n%s", p, all)
+					}
+				}
+			}
 			for name, e := range map[string]engine.Engine{"one batch": oneBatch, "a document at a time": each, "16 KB batches": mid} {
 				if b := run(e); strings.Join(a, "\n") != strings.Join(b, "\n") {
 					t.Errorf("one evaluation: %d findings; %s: %d\n%s", len(a), name, len(b), firstDiff(a, b))

@@ -84,6 +84,11 @@ type DockerBuild struct {
 const (
 	maxPipelineBytes  = 1 << 20
 	maxPipelineVisits = 200000
+	// maxPipelineElements bounds env entries and script words per file:
+	// each element a finding may be costs some 3 KB converted; the
+	// largest real pipeline seen (vLLM's test-amd.yaml, 140 KB) has
+	// 2,916.
+	maxPipelineElements = 50000
 )
 
 // pipelineSystem is the CI system a path names ("" for none).

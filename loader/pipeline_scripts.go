@@ -130,12 +130,16 @@ func (p *pipeLoad) assignment(k, v *yaml.Node, decl string) {
 
 // full reports (once) that the file has more elements than buildgate reads.
 func (p *pipeLoad) full(n *yaml.Node) bool {
-	if p.words <= maxShellWords {
+	if p.words <= maxPipelineElements {
 		return false
 	}
 	if !p.over {
 		p.over = true
-		p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("the file has over %d elements (words, commands, variables), over buildgate's limit per file: the rest is not read (see docs/robustness.md)", maxShellWords), Pos: p.nodePos(n)})
+		pos := p.idx.span(0, 0)
+		if n != nil {
+			pos = p.nodePos(n)
+		}
+		p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("the file has over %d elements (words, commands, variables), over buildgate's limit per pipeline: the rest is not read (see docs/robustness.md)", maxPipelineElements), Pos: pos})
 	}
 	return true
 }
@@ -264,6 +268,14 @@ func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
 		p.doc.Errors = append(p.doc.Errors, Error{Message: "this script: " + capError("expansions and substitutions ($ and `)", n, maxShellWords), Pos: ps.Pos})
 		return
 	}
+	// The words a script can have are at most its fields: past the
+	// file's element bound, it is not parsed (an overestimate, so a
+	// pipeline near the bound is refused rather than read past it).
+	if n := countFields(text); p.words+n > maxPipelineElements {
+		p.words += n
+		p.full(nil)
+		return
+	}
 	if p.parser == nil {
 		p.parser = newShellParser()
 	}
@@ -345,4 +357,17 @@ func buildkiteUnescape(m *scalarMap) *scalarMap {
 		out.emit(t[i], int(m.from[i]), int(m.to[i]))
 	}
 	return out
+}
+
+// countFields counts the runs of text between white space.
+func countFields(t []byte) int {
+	n, in := 0, false
+	for _, b := range t {
+		space := b == ' ' || b == '\t' || b == '\n' || b == '\r'
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n
 }

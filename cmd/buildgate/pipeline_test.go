@@ -102,3 +102,16 @@ func TestFixCUDAPipeline(t *testing.T) {
 		t.Errorf("a second fix changed the pipeline again")
 	}
 }
+
+// Suppressions in a pipeline: a comment line above an env key and a shell
+// comment inside a block scalar apply to the next line, as in scripts.
+func TestPipelineSuppressions(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		".buildkite/p.yml":      "env:\n  # buildgate:ignore BG102 -- kept for the old release branch\n  MOONCAKE_BRANCH: main\n  OTHER: x\nsteps:\n  - commands:\n      - |\n        # buildgate:ignore BG102 -- the same\n        docker build --build-arg MOONCAKE_REPO=x .\n        docker build --build-arg MOONCAKE_COMMIT=y .\n",
+		"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.13\n",
+	})
+	rep, res := lintJSON(t, dir)
+	if res.code != 1 || len(rep.Findings) != 1 || rep.Findings[0].Line != 10 || rep.Findings[0].Column != 34 {
+		t.Errorf("exit %d, findings %+v; want the one at 10:34", res.code, rep.Findings)
+	}
+}

@@ -124,6 +124,33 @@ var hostileCases = []hostileCase{
 		}
 		return b.String()
 	}},
+	// CI pipelines (issue 19), naming the package so that the rules
+	// read them in full.
+	{"pipeline: a flow sequence of 1 MB", ".buildkite/a.yml", func(s int) string {
+		return fill("# mooncake\nx: [", "a,", "a]\n", 1<<20-64)
+	}},
+	{"pipeline: over the 1 MB bound", ".buildkite/b.yml", func(s int) string { return fill("x: [", "a,", "a]\n", s) }},
+	{"pipeline: commands naming the package, 1 MB", ".buildkite/c.yml", func(s int) string {
+		return fill("steps:\n  - commands:\n", "      - docker build --build-arg MOONCAKE_BRANCH=main -t mooncake .\n", "", 1<<20-64)
+	}},
+	{"pipeline: commands naming the package, at the 50,000-element bound", ".buildkite/f.yml", func(s int) string {
+		return "steps:\n  - commands:\n" + strings.Repeat("      - docker build --build-arg MOONCAKE_BRANCH=main -t mooncake .\n", 7000)
+	}},
+	{"pipeline: one literal block of commands, 1 MB", ".github/workflows/d.yml", func(s int) string {
+		return fill("jobs:\n  j:\n    steps:\n      - run: |\n", "          echo mooncake a b | grep x && (cd y; ls)\n", "", 1<<20-64)
+	}},
+	{"pipeline: aliases of aliases (a billion laughs)", ".gitlab-ci.yml", func(s int) string {
+		var b strings.Builder
+		b.WriteString("a: &a [\"echo mooncake\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n")
+		prev := "a"
+		for i := 0; i < 20; i++ {
+			fmt.Fprintf(&b, "l%d: &l%d [*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s]\n", i, i, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+			prev = fmt.Sprintf("l%d", i)
+		}
+		b.WriteString("job:\n  script: *" + prev + "\n")
+		return b.String()
+	}},
+	{"pipeline: nested flow mappings, 1 MB", ".buildkite/e.yml", func(s int) string { return "x: " + nested("{a: ", "1", "}", 1<<20-64) + "\n" }},
 	{"text: lone CRs", "ci/k.sh", func(s int) string { return fill("", "echo a\r", "", s) }},
 	{"text: invalid UTF-8 everywhere", "ci/l.sh", func(s int) string { return fill("", "echo \xff\xfe\n", "", s) }},
 }
@@ -131,12 +158,15 @@ var hostileCases = []hostileCase{
 // hostile runs lint on a repository holding one hostile file at a time
 // and prints time and peak memory against the budgets; it returns false
 // when one is over.
-func hostile(work, bin string, size int) bool {
+func hostile(work, bin string, size int, only string) bool {
 	fmt.Printf("hostile inputs: one file of up to %.1f MB each, budgets %d s and %d MB (peak RSS of the whole run)\n\n", float64(size)/1e6, hostileSeconds, hostileRSSMB)
 	fmt.Println("| input | MB | wall | peak RSS | within budget |")
 	fmt.Println("|---|---:|---:|---:|---|")
 	ok := true
 	for i, c := range hostileCases {
+		if only != "" && !strings.Contains(c.name, only) {
+			continue
+		}
 		root := filepath.Join(work, fmt.Sprintf("hostile-%02d", i))
 		p := filepath.Join(root, filepath.FromSlash(c.rel))
 		check(os.MkdirAll(filepath.Dir(p), 0o755))

@@ -41,6 +41,7 @@ func main() {
 	parseOnly := flag.String("parse-only", "", "internal: discover and load this root, then exit")
 	hostileMode := flag.Bool("hostile", false, "measure one hostile file at a time (deep nesting, huge element counts, special text) against the 10 s / 500 MB budgets; exit 1 when one is over")
 	hostileSize := flag.Int("hostile-size", 10<<20, "size of each hostile file in bytes")
+	hostileOnly := flag.String("hostile-only", "", "with -hostile: only the cases whose name holds this text (e.g. pipeline)")
 	flag.Parse()
 	if *parseOnly != "" {
 		files, err := discover.Find(*parseOnly, []string{*parseOnly}, discover.Options{})
@@ -60,7 +61,7 @@ func main() {
 	run(repo, "go", "build", "-o", self, "./scripts/bench")
 
 	if *hostileMode {
-		if !hostile(work, bin, *hostileSize) {
+		if !hostile(work, bin, *hostileSize, *hostileOnly) {
 			_ = os.RemoveAll(work)
 			os.Exit(1)
 		}

@@ -1,0 +1,47 @@
+package lint
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/buildgate/buildgate/config"
+	"github.com/buildgate/buildgate/loader"
+)
+
+// config.KindNames are loader.Kinds (config does not import the loader).
+func TestKindNames(t *testing.T) {
+	var ks []string
+	for _, k := range loader.Kinds {
+		ks = append(ks, string(k))
+	}
+	if !slices.Equal(ks, config.KindNames) {
+		t.Errorf("config.KindNames %v, loader.Kinds %v", config.KindNames, ks)
+	}
+}
+
+// A YAML file at a place no CI system names is a pipeline when kinds:
+// says so, and its source build is found.
+func TestConfiguredKinds(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "deploy", "release.yml")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("steps:\n  - command: docker build --build-arg MOONCAKE_BRANCH=main .\n"), 0o644)
+	for _, cfgText := range []string{"", "kinds:\n  pipeline: [\"deploy/*.yml\"]\n"} {
+		cfg, err := config.Parse(".buildgate.yaml", []byte(cfgText), config.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Run(context.Background(), Options{Root: root, Paths: []string{root}, Config: cfg, Engine: builtin(t), LazyParse: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(render(out.All), "\n")
+		if want := cfgText != ""; strings.Contains(got, "deploy/release.yml:2:") != want {
+			t.Errorf("config %q: findings\n%s", cfgText, got)
+		}
+	}
+}
