@@ -1,7 +1,10 @@
 package loader
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -168,5 +171,38 @@ func TestPipelineBounds(t *testing.T) {
 	d := loadPipeline(".buildkite/p.yml", []byte(strings.Repeat("---\nsteps:\n  - command: echo hi\n", 3)))
 	if len(d.Scripts) != 3 {
 		t.Errorf("%d scripts from three documents, want 3", len(d.Scripts))
+	}
+}
+
+// TestPipelineFixtures reads the project's own pipelines, modelled on the
+// real ones (testdata/pipelines): no error, every position checked, and
+// the document as the golden file has it (go test ./loader -update).
+func TestPipelineFixtures(t *testing.T) {
+	for _, rel := range []string{".buildkite/release.yaml", ".github/workflows/image.yml", ".gitlab-ci.yml", "ci/jobs.yml"} {
+		t.Run(rel, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join("testdata/pipelines", rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := parseAs[*PipelineDocument](t, KindPipeline, rel, string(src))
+			if len(d.Errors) > 0 {
+				t.Errorf("errors: %+v", d.Errors)
+			}
+			js, err := FormatJSON([]Document{d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata/pipelines", strings.ReplaceAll(strings.TrimPrefix(rel, "."), "/", "_")+".golden.json")
+			if *update {
+				if err := os.WriteFile(golden, js, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil || !bytes.Equal(want, js) {
+				t.Errorf("%s differs from %s (go test ./loader -run TestPipelineFixtures -update rewrites it)", rel, golden)
+			}
+		})
 	}
 }
