@@ -161,7 +161,7 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 			return nil, &PathError{arg, errText(err)}
 		}
 	}
-	for _, f := range gitlabIncludes(absRoot, files, opts) {
+	for _, f := range pipelineRefs(absRoot, files, opts) {
 		add(f)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })

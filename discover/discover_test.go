@@ -67,18 +67,27 @@ func TestFind(t *testing.T) {
 func TestFindPipelines(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{
-		".buildkite/release.yaml":      "steps: []\n",
-		".github/workflows/ci.yml":     "on: push\n",
-		".github/actions/a/action.yml": "runs: {using: composite}\n",
-		".github/other.yml":            "x: 1\n",
-		".gitlab-ci.yml":               "include:\n  - local: /ci/build.yml\n  - '/ci/jobs/*.yml'\n  - remote: https://x/y.yml\n  - ../outside.yml\n  - /missing.yml\n",
-		"ci/build.yml":                 "include: ci/nested.yml\n",
-		"ci/nested.yml":                "job: {script: [make]}\n",
-		"ci/jobs/a.yml":                "a: {script: [make]}\n",
-		"ci/jobs/b.yml":                "b: {script: [make]}\n",
-		"ci/unrelated.yml":             "x: 1\n",
-		"deploy/pipeline.yaml":         "steps: []\n",
-		"docker-compose.yml":           "services: {}\n",
+		".buildkite/release.yaml":       "steps: []\n",
+		".github/workflows/ci.yml":      "on: push\n",
+		".github/actions/a/action.yml":  "runs: {using: composite}\n",
+		".github/other.yml":             "x: 1\n",
+		".gitlab-ci.yml":                "include:\n  - local: /ci/build.yml\n  - '/ci/jobs/*.yml'\n  - remote: https://x/y.yml\n  - ../outside.yml\n  - /missing.yml\n  - ci/spec.yml\n  - ci/link.yml\n",
+		"ci/build.yml":                  "include: ci/nested.yml\n",
+		"ci/nested.yml":                 "job: {script: [make]}\n",
+		"ci/jobs/a.yml":                 "a: {script: [make]}\n",
+		"ci/jobs/b.yml":                 "b: {script: [make]}\n",
+		"ci/unrelated.yml":              "x: 1\n",
+		"ci/spec.yml":                   "spec:\n  inputs: {}\n---\ninclude: ci/second-doc.yml\nchild:\n  trigger:\n    include:\n      - local: ci/child.yml\n",
+		"ci/second-doc.yml":             "a: {script: [make]}\n",
+		"ci/child.yml":                  "c: {script: [make]}\n",
+		".github/workflows/uses.yml":    "jobs:\n  j:\n    steps:\n      - uses: ./ci/actions/img\n",
+		"ci/actions/img/action.yml":     "runs: {using: composite, steps: []}\n",
+		".buildkite/up.yml":             "steps:\n  - command: buildkite-agent pipeline upload ci/rocm-pipeline.yml\n",
+		"ci/rocm-pipeline.yml":          "steps: []\n",
+		".buildkite/docker-compose.yml": "services: {}\n",
+		".buildkite/pipeline.json":      "{\"steps\": []}\n",
+		"deploy/pipeline.yaml":          "steps: []\n",
+		"docker-compose.yml":            "services: {}\n",
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -89,6 +98,10 @@ func TestFindPipelines(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(filepath.Dir(dir), "outside.yml"), []byte("x: 1\n"), 0o644)
+	// A link out of the root is kept, for the loader to refuse (BG001).
+	if err := os.Symlink(filepath.Join(filepath.Dir(dir), "outside.yml"), filepath.Join(dir, "ci", "link.yml")); err != nil {
+		t.Fatal(err)
+	}
 	kind := func(rel string) (loader.Kind, bool) {
 		if rel == "deploy/pipeline.yaml" {
 			return loader.KindPipeline, true
@@ -103,8 +116,10 @@ func TestFindPipelines(t *testing.T) {
 	for _, f := range files {
 		got = append(got, f.Path+"="+string(f.Kind))
 	}
-	want := ".buildkite/release.yaml=pipeline .github/actions/a/action.yml=pipeline .github/workflows/ci.yml=pipeline .gitlab-ci.yml=pipeline " +
-		"ci/build.yml=pipeline ci/jobs/a.yml=pipeline ci/jobs/b.yml=pipeline ci/nested.yml=pipeline deploy/pipeline.yaml=pipeline"
+	want := ".buildkite/pipeline.json=pipeline .buildkite/release.yaml=pipeline .buildkite/up.yml=pipeline .github/actions/a/action.yml=pipeline " +
+		".github/workflows/ci.yml=pipeline .github/workflows/uses.yml=pipeline .gitlab-ci.yml=pipeline " +
+		"ci/actions/img/action.yml=pipeline ci/build.yml=pipeline ci/child.yml=pipeline ci/jobs/a.yml=pipeline ci/jobs/b.yml=pipeline ci/link.yml=pipeline " +
+		"ci/nested.yml=pipeline ci/rocm-pipeline.yml=pipeline ci/second-doc.yml=pipeline ci/spec.yml=pipeline deploy/pipeline.yaml=pipeline"
 	if strings.Join(got, " ") != want {
 		t.Errorf("found\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/base64"
 	"unicode/utf8"
 )
 
@@ -14,6 +15,14 @@ import (
 // escape (issue 13). Quote characters, "${" and "}" are dropped, escapes
 // are decoded, any other backslash is dropped.
 func looseDecode(src []byte) []byte {
+	if bytes.Contains(src, []byte("!!binary")) {
+		// YAML's !!binary is base64 a CI system decodes and runs.
+		dec := looseDecode(bytes.ReplaceAll(src, []byte("!!binary"), []byte("!!b")))
+		if dec == nil {
+			dec = bytes.Clone(src)
+		}
+		return append(dec, yamlBinaries(src)...)
+	}
 	if !bytes.ContainsAny(src, "\\\"'`${}") {
 		return nil
 	}
@@ -43,6 +52,13 @@ func looseDecode(src []byte) []byte {
 			i += n
 			if r >= 0 {
 				out = utf8.AppendRune(out, r)
+			} else {
+				// An escaped line break: YAML's double-quoted scalars
+				// also drop the next line's indentation ("MOON\
+				//     CAKE" is MOONCAKE).
+				for i+1 < len(src) && (src[i+1] == ' ' || src[i+1] == '\t') {
+					i++
+				}
 			}
 			continue
 		}
@@ -109,4 +125,37 @@ func hexDigit(c byte) int {
 		return int(c-'A') + 10
 	}
 	return -1
+}
+
+// yamlBinaries are the decoded payloads of a text's !!binary scalars (the
+// base64 after each tag, white space, block indicators and quotes
+// skipped), each after a line break.
+func yamlBinaries(src []byte) []byte {
+	var out []byte
+	for rest := src; ; {
+		i := bytes.Index(rest, []byte("!!binary"))
+		if i < 0 {
+			return out
+		}
+		rest = rest[i+len("!!binary"):]
+		var b64 []byte
+		j := 0
+	scan:
+		for ; j < len(rest); j++ {
+			c := rest[j]
+			switch {
+			case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/':
+				b64 = append(b64, c)
+			case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '|' || c == '>' || c == '-' || c == '"' || c == '\'' || c == '=':
+			default:
+				break scan
+			}
+		}
+		b64 = b64[:len(b64)/4*4]
+		dec := make([]byte, base64.StdEncoding.DecodedLen(len(b64)))
+		if n, err := base64.StdEncoding.Decode(dec, b64); err == nil || n > 0 {
+			out = append(append(out, '\n'), dec[:n]...)
+		}
+		rest = rest[j:]
+	}
 }

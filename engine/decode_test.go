@@ -21,6 +21,11 @@ func TestLooseDecode(t *testing.T) {
 		{`\xzz`, "xzz"},
 		{`\u{`, "u"},
 		{`\`, ""},
+		// Issue 19's review: YAML's escaped line break drops the next
+		// line's indentation; !!binary is base64 a CI system runs.
+		{"\"MOON\\\n      CAKE_BRANCH=main\"", "mooncake_branch"},
+		{"script:\n  - !!binary ZG9ja2VyIGJ1aWxkIC0tYnVpbGQtYXJnIE1PT05DQUtFX0JSQU5DSD1tYWluIC4=\n", "mooncake_branch"},
+		{"a: !!binary |\n  ZG9ja2VyIGJ1aWxkIC0tYnVpbGQtYXJnIE1P\n  T05DQUtFX0JSQU5DSD1tYWluIC4=\nb: !!binary bW9vbmNha2U=\n", "mooncake"},
 	}
 	for _, tc := range cases {
 		got := strings.ToLower(string(looseDecode([]byte(tc.src))))

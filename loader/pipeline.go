@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -109,12 +108,18 @@ func pipelineSystem(rel string) string {
 		}
 		return false
 	}
+	compose := strings.HasPrefix(base, "docker-compose") || strings.HasPrefix(base, "compose")
 	switch {
+	case base == "buildkite.json" || base == "pipeline.json" && len(dirs) > 0 && dirs[len(dirs)-1] == ".buildkite":
+		// The Buildkite agent reads a JSON pipeline too (JSON is YAML).
+		return "buildkite"
 	case !yml:
 		return ""
 	case base == ".gitlab-ci.yml" || base == ".gitlab-ci.yaml":
 		return "gitlab"
-	case base == "buildkite.yml" || base == "buildkite.yaml" || has(".buildkite"):
+	case base == "buildkite.yml" || base == "buildkite.yaml" || has(".buildkite") && !compose:
+		// A compose file beside the pipeline (the docker-compose
+		// plugin's) is not one.
 		return "buildkite"
 	case len(dirs) >= 2 && dirs[len(dirs)-2] == ".github" && dirs[len(dirs)-1] == "workflows":
 		return "github"
@@ -126,10 +131,19 @@ func pipelineSystem(rel string) string {
 
 // pipeLoad is one pipeline file being read.
 type pipeLoad struct {
-	idx    *lineIndex
-	yx     *yamlIndex
-	doc    *PipelineDocument
-	seen   map[seenKey]bool
+	idx  *lineIndex
+	yx   *yamlIndex
+	doc  *PipelineDocument
+	seen map[seenKey]bool
+	// seenEnv are the env entries read, by key node.
+	seenEnv map[*yaml.Node]bool
+	// windows memoizes gitlabWindows by job name; jobs are the
+	// top-level mapping's values by key.
+	windows map[string]bool
+	jobs    map[string]*yaml.Node
+	// topMap is the current document's top-level mapping (GitLab's
+	// !reference [job, key] is resolved in it).
+	topMap *yaml.Node
 	visits int
 	over   bool
 	words  int
@@ -155,7 +169,7 @@ func loadPipeline(rel string, src []byte) *PipelineDocument {
 func loadPipelineAs(rel string, src []byte, system string) *PipelineDocument {
 	doc := &PipelineDocument{Header: Header{Kind: KindPipeline, Path: rel}, System: system,
 		Env: []Assignment{}, Scripts: []PipelineScript{}, Builds: []DockerBuild{}, Errors: []Error{}}
-	p := &pipeLoad{idx: newLineIndex(src), yx: newYAMLIndex(src), doc: doc, seen: map[seenKey]bool{}}
+	p := &pipeLoad{idx: newLineIndex(src), yx: newYAMLIndex(src), doc: doc, seen: map[seenKey]bool{}, seenEnv: map[*yaml.Node]bool{}}
 	if len(src) > maxPipelineBytes {
 		doc.Errors = append(doc.Errors, Error{Message: sizeBoundError("CI pipeline (YAML) file", len(src), maxPipelineBytes), Pos: p.idx.span(0, 0)})
 		return doc
@@ -177,6 +191,7 @@ func loadPipelineAs(rel string, src []byte, system string) *PipelineDocument {
 			doc.Errors = append(doc.Errors, p.yamlError(err))
 			break
 		}
+		p.windows = nil // each document has its own jobs
 		p.walk(&n, pipeCtx{})
 	}
 	return doc
@@ -247,6 +262,9 @@ func (p *pipeLoad) walk(n *yaml.Node, ctx pipeCtx) {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
+			if d := deref(c); d != nil && d.Kind == yaml.MappingNode {
+				p.topMap = d
+			}
 			p.walk(c, ctx)
 		}
 	case yaml.SequenceNode:
@@ -341,7 +359,7 @@ func (p *pipeLoad) mapping(n *yaml.Node, ctx pipeCtx) {
 			where = ctx.where + "." + key
 		}
 		child := pipeCtx{where: where, shell: ctx.shell}
-		if top && child.shell == "" && gitlabWindows(key, kv[1], ps, 0, &p.visits) {
+		if top && child.shell == "" && p.gitlabWindows(key, kv[1], ps) {
 			child.shell = "pwsh"
 		}
 		switch {
@@ -349,13 +367,50 @@ func (p *pipeLoad) mapping(n *yaml.Node, ctx pipeCtx) {
 			p.env(kv[1], key, child)
 		case p.scriptKey(key):
 			p.script(kv[1], key, child)
+		case key == "plugins" && (sys == "buildkite" || sys == ""):
+			p.plugins(kv[1], child)
 		default:
 			p.walk(kv[1], child)
 		}
 	}
 	if with != nil && with.Kind == yaml.MappingNode {
 		p.action(uses, with, ctx)
+		if strings.HasPrefix(uses, "docker://") {
+			// A container step: with.args are the arguments of the
+			// image's entrypoint (docker://docker:cli runs docker).
+			for _, kv := range pairs(with, &p.visits) {
+				if keyOf(kv[0]) == "args" {
+					p.script(kv[1], "args", pipeCtx{where: ctx.where + ".with.args", shell: ctx.shell})
+				}
+			}
+		}
 	}
+}
+
+// resolveRef is the node GitLab's !reference [job, key, …] points at in
+// the current document (nil when it is elsewhere: another file's job).
+func (p *pipeLoad) resolveRef(n *yaml.Node) *yaml.Node {
+	if p.topMap == nil || len(n.Content) < 2 {
+		return nil
+	}
+	cur := p.topMap
+	for _, k := range n.Content {
+		k, cur = deref(k), deref(cur)
+		if k == nil || k.Kind != yaml.ScalarNode || cur == nil || cur.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for _, kv := range pairs(cur, &p.visits) {
+			if keyOf(kv[0]) == k.Value {
+				next = kv[1] // the last wins, as GitLab merges
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		cur = next
+	}
+	return deref(cur)
 }
 
 // duplicates reports a GitHub workflow mapping's duplicated keys: YAML 1.2
@@ -397,130 +452,10 @@ func (p *pipeLoad) scriptKey(key string) bool {
 	case "github":
 		return key == "run"
 	case "gitlab":
-		return key == "script" || key == "before_script" || key == "after_script"
+		return key == "script" || key == "before_script" || key == "after_script" || key == "pre_get_sources_script"
 	}
 	switch key {
-	case "command", "commands", "run", "script", "before_script", "after_script":
-		return true
-	}
-	return false
-}
-
-// shellName is the program of a shell: setting (bash -e {0} is bash).
-func shellName(s string) string {
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return ""
-	}
-	name := f[0]
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	return name
-}
-
-func defaultShell(n *yaml.Node, count *int) (string, bool) {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return "", false
-	}
-	for _, kv := range pairs(n, count) {
-		if keyOf(kv[0]) != "run" {
-			continue
-		}
-		r := deref(kv[1])
-		if r == nil || r.Kind != yaml.MappingNode {
-			continue
-		}
-		for _, kv2 := range pairs(r, count) {
-			if v := deref(kv2[1]); keyOf(kv2[0]) == "shell" && v != nil && v.Kind == yaml.ScalarNode {
-				return shellName(v.Value), true
-			}
-		}
-	}
-	return "", false
-}
-
-// windowsName matches a name that says Windows.
-var windowsName = regexp.MustCompile(`(?i)windows|\bwin(32|64)?\b|msvc|powershell|pwsh`)
-
-// runsOnWindows reports a GitHub job that runs on Windows, where run: is
-// PowerShell unless a shell is given: runner labels naming Windows, or
-// labels from an expression (runs-on: ${{ inputs.os }}) in a job or
-// workflow file named for Windows (moby's .windows.yml).
-func (p *pipeLoad) runsOnWindows(n *yaml.Node, where string) bool {
-	n = deref(n)
-	if n == nil {
-		return false
-	}
-	if n.Kind == yaml.ScalarNode {
-		v := strings.ToLower(n.Value)
-		if strings.Contains(v, "${{") {
-			job := where[strings.LastIndexByte(where, '.')+1:]
-			return windowsName.MatchString(job) || windowsName.MatchString(path.Base(p.doc.Path))
-		}
-		return strings.HasPrefix(v, "windows")
-	}
-	if n.Kind == yaml.SequenceNode {
-		for _, c := range n.Content {
-			if p.runsOnWindows(c, where) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// gitlabWindows reports a GitLab job (or template) that runs on a Windows
-// runner, whose shell is PowerShell: its name says Windows, or its tags
-// do, its own or those of a job it extends in the same file (GitLab
-// follows extends 11 levels deep).
-func gitlabWindows(name string, job *yaml.Node, top [][2]*yaml.Node, depth int, count *int) bool {
-	job = deref(job)
-	if job == nil || job.Kind != yaml.MappingNode || depth > 11 {
-		return false
-	}
-	if windowsName.MatchString(name) {
-		return true
-	}
-	var parents []string
-	for _, kv := range pairs(job, count) {
-		v := deref(kv[1])
-		if v == nil {
-			continue
-		}
-		var items []*yaml.Node
-		budget := maxPipelineVisits - *count
-		scalars(v, &items, 0, &budget)
-		*count = maxPipelineVisits - budget
-		switch keyOf(kv[0]) {
-		case "tags":
-			for _, it := range items {
-				if windowsName.MatchString(it.Value) {
-					return true
-				}
-			}
-		case "extends":
-			for _, it := range items {
-				parents = append(parents, it.Value)
-			}
-		}
-	}
-	for _, parent := range parents {
-		for _, kv := range top {
-			if keyOf(kv[0]) == parent && gitlabWindows(parent, kv[1], top, depth+1, count) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// posixShell reports whether a script run by shell s is shell, whose
-// syntax errors are the file's.
-func posixShell(s string) bool {
-	switch s {
-	case "", "bash", "sh", "dash", "ash", "ksh", "zsh":
+	case "command", "commands", "run", "script", "before_script", "after_script", "pre_get_sources_script":
 		return true
 	}
 	return false

@@ -1,6 +1,9 @@
 package loader
 
 import (
+	"bytes"
+	"path"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -113,34 +116,26 @@ func (p *pipeLoad) action(uses string, with *yaml.Node, ctx pipeCtx) {
 	p.doc.Builds = append(p.doc.Builds, b)
 }
 
-// GitLabIncludes are the local files a GitLab CI file includes
-// (include: 'path', include: [{local: path}], …), relative to the
-// repository root; they may be globs. Remote, project, template and
-// component includes are not of this repository.
-func GitLabIncludes(src []byte) []string {
+// PipelineRefs are the local files a pipeline has its CI system read or
+// run, relative to the repository root (they may be globs): GitLab CI's
+// include: (every document of the file, the include: of a child
+// pipeline's trigger: too; remote, project, template and component
+// includes are not this repository's), GitHub's local actions and
+// reusable workflows (uses: ./path), and the files a Buildkite step
+// uploads (buildkite-agent pipeline upload FILE).
+func PipelineRefs(rel string, src []byte) []string {
 	if len(src) > maxPipelineBytes {
 		return nil
 	}
-	var doc yaml.Node
-	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
-		return nil
-	}
-	root := deref(doc.Content[0])
-	if root == nil || root.Kind != yaml.MappingNode {
-		return nil
-	}
 	var out []string
-	count := 0
 	local := func(s string) {
 		if s != "" && !strings.Contains(s, "://") && !strings.Contains(s, "$") {
 			out = append(out, strings.TrimPrefix(s, "/"))
 		}
 	}
-	for _, kv := range pairs(root, &count) {
-		if keyOf(kv[0]) != "include" {
-			continue
-		}
-		v := deref(kv[1])
+	count := 0
+	includes := func(v *yaml.Node) {
+		v = deref(v)
 		items := []*yaml.Node{v}
 		if v != nil && v.Kind == yaml.SequenceNode {
 			items = v.Content
@@ -160,5 +155,156 @@ func GitLabIncludes(src []byte) []string {
 			}
 		}
 	}
+	var visit func(n *yaml.Node, depth int)
+	visit = func(n *yaml.Node, depth int) {
+		n = deref(n)
+		if n == nil || depth > 50 || count > maxPipelineVisits {
+			return
+		}
+		count++
+		switch n.Kind {
+		case yaml.DocumentNode, yaml.SequenceNode:
+			for _, c := range n.Content {
+				visit(c, depth+1)
+			}
+		case yaml.MappingNode:
+			for _, kv := range pairs(n, &count) {
+				switch keyOf(kv[0]) {
+				case "include":
+					includes(kv[1])
+				case "uses":
+					if u := deref(kv[1]); u != nil && u.Kind == yaml.ScalarNode && strings.HasPrefix(u.Value, "./") {
+						target := strings.TrimPrefix(path.Clean(u.Value), "./")
+						if strings.HasSuffix(target, ".yml") || strings.HasSuffix(target, ".yaml") {
+							out = append(out, target)
+						} else {
+							out = append(out, target+"/action.yml", target+"/action.yaml")
+						}
+					}
+				}
+				visit(kv[1], depth+1)
+			}
+		}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	for docs := 0; docs < 100; docs++ {
+		var doc yaml.Node
+		if dec.Decode(&doc) != nil {
+			break
+		}
+		visit(&doc, 0)
+	}
+	for _, m := range uploadRe.FindAllSubmatch(src, 150) {
+		local(string(m[1]))
+	}
 	return out
+}
+
+// uploadRe is a Buildkite step uploading a pipeline file.
+var uploadRe = regexp.MustCompile(`pipeline\s+upload\s+(?:--\S+\s+)*["']?([^\s"'$;|&]+\.(?:ya?ml|json))`)
+
+// plugins reads a Buildkite step's plugins: each {name#version: config}.
+// The docker plugin's environment (and env) lists are environment
+// assignments; the docker-compose plugin's args (and build-args) build
+// arguments (a build "via" "plugin"). A plugin's command is the
+// container's exec form, not a shell script: not parsed.
+func (p *pipeLoad) plugins(n *yaml.Node, ctx pipeCtx) {
+	n = deref(n)
+	if n == nil || !p.visit(n, "\x00plugins") {
+		return
+	}
+	var entries [][2]*yaml.Node
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for _, it := range n.Content {
+			if m := deref(it); m != nil && m.Kind == yaml.MappingNode {
+				entries = append(entries, pairs(m, &p.visits)...)
+			}
+		}
+	case yaml.MappingNode:
+		entries = pairs(n, &p.visits)
+	}
+	for _, kv := range entries {
+		name, _, _ := strings.Cut(keyOf(kv[0]), "#")
+		cfg := deref(kv[1])
+		if cfg == nil || cfg.Kind != yaml.MappingNode {
+			continue
+		}
+		where := ctx.where + "." + keyOf(kv[0])
+		b := DockerBuild{Via: "plugin", Tool: name, Where: where, BuildArgs: []Word{}, Targets: []Word{}, Sets: []Word{}, Files: []Word{}, Pos: p.nodePos(cfg)}
+		for _, c := range pairs(cfg, &p.visits) {
+			v := deref(c[1])
+			if v == nil {
+				continue
+			}
+			switch keyOf(c[0]) {
+			case "environment", "env":
+				if v.Kind == yaml.MappingNode {
+					p.env(v, "environment", pipeCtx{where: where})
+					continue
+				}
+				for _, it := range listItems(v) {
+					p.listAssignment(it, "environment")
+				}
+			case "args", "build-args":
+				if v.Kind == yaml.MappingNode {
+					for _, a := range pairs(v, &p.visits) {
+						if k := deref(a[0]); k != nil && k.Kind == yaml.ScalarNode {
+							if km, ok := mapScalar(p.yx, k); ok {
+								b.BuildArgs = append(b.BuildArgs, Word{Text: km.source(p.idx.src, 0, len(km.text)), Value: strp(k.Value), Pos: km.span(p.idx, 0, len(km.text))})
+							}
+						}
+					}
+					continue
+				}
+				for _, it := range listItems(v) {
+					if m, ok := mapScalar(p.yx, it); ok {
+						b.BuildArgs = append(b.BuildArgs, p.fields(m, "\n")...)
+					} else {
+						p.unmapped(it, "this build argument")
+					}
+				}
+			case "target":
+				if v.Kind == yaml.ScalarNode {
+					if m, ok := mapScalar(p.yx, v); ok {
+						b.Targets = append(b.Targets, p.fields(m, "\n")...)
+					}
+				}
+			}
+		}
+		if len(b.BuildArgs)+len(b.Targets) > 0 {
+			p.doc.Builds = append(p.doc.Builds, b)
+		}
+	}
+}
+
+// listItems are the scalars of a list (or the one scalar).
+func listItems(n *yaml.Node) []*yaml.Node {
+	var out []*yaml.Node
+	budget := 10000
+	scalars(n, &out, 0, &budget)
+	return out
+}
+
+// listAssignment is an environment entry written NAME=value (or NAME,
+// which passes the variable on) as one string of a list.
+func (p *pipeLoad) listAssignment(n *yaml.Node, decl string) {
+	if p.full(n) {
+		return
+	}
+	m, ok := mapScalar(p.yx, n)
+	if !ok {
+		p.unmapped(n, "this environment variable")
+		return
+	}
+	name, value, _ := strings.Cut(n.Value, "=")
+	if name == "" {
+		return
+	}
+	s, e := p.nodeStart(n), p.scalarEnd(n, m)
+	vs := min(len(name)+1, len(m.text))
+	a := Assignment{Name: name, Text: string(p.idx.src[s:e]), ValueText: m.source(p.idx.src, vs, len(m.text)), Value: strp(value),
+		Array: []Word{}, Words: []Word{}, Decl: decl, NamePos: m.span(p.idx, 0, len(name)), Pos: p.idx.span(s, e)}
+	p.words++
+	p.doc.Env = append(p.doc.Env, a)
 }

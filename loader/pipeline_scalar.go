@@ -107,6 +107,11 @@ func mapScalar(yx *yamlIndex, n *yaml.Node) (*scalarMap, bool) {
 	src := yx.src
 	i := skipProperties(src, yx.offsetAt(n.Line, n.Column))
 	v := n.Value
+	if n.Tag == "!!binary" {
+		// The value a system reads is the decoded base64, not this
+		// text: nothing of it can be placed.
+		return &scalarMap{}, false
+	}
 	m := &scalarMap{text: make([]byte, 0, len(v)), from: make([]int32, 0, len(v)), to: make([]int32, 0, len(v))}
 	style := n.Style &^ (yaml.TaggedStyle | yaml.FlowStyle)
 	var ok bool

@@ -18,6 +18,10 @@ const (
 // unmapped is a scalar whose value could not be matched to the file: not
 // read, and said so (BG001), never placed at a guessed position.
 func (p *pipeLoad) unmapped(n *yaml.Node, what string) {
+	if n.Tag == "!!binary" {
+		p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("this value is !!binary (base64 the CI system decodes and runs): buildgate does not decode it, so %s is not read; write it as text", what), Pos: p.nodePos(n)})
+		return
+	}
 	p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("buildgate could not match this YAML value to its text in the file, so %s is not read (please report it)", what), Pos: p.nodePos(n)})
 }
 
@@ -59,6 +63,9 @@ func (p *pipeLoad) scalarEnd(n *yaml.Node, m *scalarMap) int {
 // env reads an env: (or variables:) mapping into assignments.
 func (p *pipeLoad) env(n *yaml.Node, decl string, ctx pipeCtx) {
 	n = deref(n)
+	if n != nil && n.Kind == yaml.SequenceNode && n.Tag == "!reference" {
+		n = p.resolveRef(n)
+	}
 	if n == nil || n.Kind != yaml.MappingNode {
 		// env: ${{ fromJSON(…) }} and the like: nothing to read as
 		// assignments, but what is in it is walked.
@@ -74,6 +81,12 @@ func (p *pipeLoad) env(n *yaml.Node, decl string, ctx pipeCtx) {
 		if k == nil || k.Kind != yaml.ScalarNode || v == nil {
 			continue
 		}
+		// An entry merged into many mappings (env: {<<: *common}) is
+		// one entry of the file, read once.
+		if p.seenEnv[kv[0]] {
+			continue
+		}
+		p.seenEnv[kv[0]] = true
 		if v.Kind == yaml.MappingNode {
 			// GitLab's NAME: {value: …, description: …}.
 			var val *yaml.Node
@@ -87,13 +100,14 @@ func (p *pipeLoad) env(n *yaml.Node, decl string, ctx pipeCtx) {
 		if v == nil || v.Kind != yaml.ScalarNode {
 			continue
 		}
-		p.assignment(k, v, decl)
+		p.assignment(kv[0], v, decl)
 	}
 }
 
 // assignment is one NAME: value of an env mapping: its position runs from
 // the name to the end of the value.
-func (p *pipeLoad) assignment(k, v *yaml.Node, decl string) {
+func (p *pipeLoad) assignment(key, v *yaml.Node, decl string) {
+	k := deref(key)
 	if p.full(k) {
 		return
 	}
@@ -101,6 +115,20 @@ func (p *pipeLoad) assignment(k, v *yaml.Node, decl string) {
 	if !ok {
 		p.unmapped(k, "this environment variable")
 		return
+	}
+	if key.Kind == yaml.AliasNode {
+		// *name as a key: the entry is where the alias is, its name
+		// the alias's text.
+		ks := p.nodeStart(key)
+		ke := ks + 1
+		for ke < len(p.idx.src) && isAnchorChar(p.idx.src[ke]) {
+			ke++
+		}
+		km = &scalarMap{}
+		for i := ks; i < ke; i++ {
+			km.emit(p.idx.src[i], i, i+1)
+		}
+		k = &yaml.Node{Kind: yaml.ScalarNode, Value: deref(key).Value, Line: key.Line, Column: key.Column}
 	}
 	vm, ok := mapScalar(p.yx, v)
 	if !ok {
@@ -179,6 +207,12 @@ func (p *pipeLoad) fields(m *scalarMap, seps string) []Word {
 // each node looked at is taken from budget, and the walk stops at zero
 // (reporting false).
 func scalars(n *yaml.Node, out *[]*yaml.Node, depth int, budget *int) bool {
+	return scalarsOf(n, out, depth, budget, nil)
+}
+
+// scalarsOf is scalars with GitLab's !reference [job, key] resolved by
+// resolve (nil: not followed).
+func scalarsOf(n *yaml.Node, out *[]*yaml.Node, depth int, budget *int, resolve func(*yaml.Node) *yaml.Node) bool {
 	n = deref(n)
 	if n == nil || depth > 10 {
 		return true
@@ -193,10 +227,15 @@ func scalars(n *yaml.Node, out *[]*yaml.Node, depth int, budget *int) bool {
 		}
 	case yaml.SequenceNode:
 		if n.Tag == "!reference" {
+			if resolve != nil {
+				if r := resolve(n); r != nil {
+					return scalarsOf(r, out, depth+1, budget, resolve)
+				}
+			}
 			return true
 		}
 		for _, c := range n.Content {
-			if !scalars(c, out, depth+1, budget) {
+			if !scalarsOf(c, out, depth+1, budget, resolve) {
 				return false
 			}
 		}
@@ -214,7 +253,7 @@ func (p *pipeLoad) script(n *yaml.Node, key string, ctx pipeCtx) {
 	}
 	var items []*yaml.Node
 	budget := maxPipelineVisits - p.visits
-	ok := scalars(d, &items, 0, &budget)
+	ok := scalarsOf(d, &items, 0, &budget, p.resolveRef)
 	p.visits = maxPipelineVisits - budget
 	if !ok {
 		p.visit(d, roleScript) // past the bound: said once
@@ -255,15 +294,12 @@ func (p *pipeLoad) script(n *yaml.Node, key string, ctx pipeCtx) {
 	p.commandBuilds(&ps)
 }
 
-// parse reads a script as shell. GitHub's ${{ … }} expressions are
-// evaluated before the shell sees the script: each is read as an
-// expansion of the same length ($___…), so that it is neither a syntax
-// error nor a literal word.
+// parse reads a script as shell. GitHub's ${{ … }} expressions (and
+// GitLab's $[[ inputs ]]) are evaluated before the shell sees the
+// script: each is read as an expansion of the same length ($___…), so
+// that it is neither a syntax error nor a literal word.
 func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
-	text := m.text
-	if p.doc.System == "github" || p.doc.System == "" {
-		text = maskExpressions(text)
-	}
+	text := maskExpressions(m.text)
 	if n := bytes.Count(text, []byte{'$'}) + bytes.Count(text, []byte{'`'}); n > maxShellWords {
 		p.doc.Errors = append(p.doc.Errors, Error{Message: "this script: " + capError("expansions and substitutions ($ and `)", n, maxShellWords), Pos: ps.Pos})
 		return
@@ -306,28 +342,42 @@ func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
 	}
 }
 
-// maskExpressions replaces each GitHub expression ${{ … }} by $ and
-// underscores, keeping every offset.
+// maskExpressions replaces each GitHub expression ${{ … }} (and GitLab's
+// input interpolation $[[ … ]]) by $ and underscores, keeping every
+// offset. A closing }} inside a string literal of the expression ('}}',
+// quotes doubled inside) does not end it, as GitHub's reader has it.
 func maskExpressions(text []byte) []byte {
-	i := bytes.Index(text, []byte("${{"))
-	if i < 0 {
+	if !bytes.Contains(text, []byte("${{")) && !bytes.Contains(text, []byte("$[[")) {
 		return text
 	}
 	out := bytes.Clone(text)
-	for i >= 0 {
-		end := bytes.Index(out[i+3:], []byte("}}"))
+	for i := 0; i+2 < len(out); i++ {
+		if out[i] != '$' || !(out[i+1] == '{' && out[i+2] == '{' || out[i+1] == '[' && out[i+2] == '[') {
+			continue
+		}
+		closer := out[i+1] + 2 // '}' or ']'
+		end := -1
+		inString := false
+		for k := i + 3; k+1 < len(out); k++ {
+			switch {
+			case out[k] == '\'' && inString && k+1 < len(out) && out[k+1] == '\'':
+				k++
+			case out[k] == '\'':
+				inString = !inString
+			case !inString && out[k] == closer && out[k+1] == closer:
+				end = k + 2
+			}
+			if end >= 0 {
+				break
+			}
+		}
 		if end < 0 {
 			break
 		}
-		end += i + 3 + 2
 		for k := i + 1; k < end; k++ {
 			out[k] = '_'
 		}
-		next := bytes.Index(out[end:], []byte("${{"))
-		if next < 0 {
-			break
-		}
-		i = end + next
+		i = end - 1
 	}
 	return out
 }

@@ -78,7 +78,7 @@ func TestPipelineSystems(t *testing.T) {
 		{".github/workflows/x.yml", "defaults:\n  run:\n    shell: python\njobs:\n  a:\n    steps:\n      - run: print(1)\n",
 			nil, []string{}, []string{"python"}, 0},
 		{".gitlab-ci.yml", "variables:\n  A: \"1\"\n  B:\n    value: \"2\"\n    description: d\n.tpl:\n  before_script:\n    - cd src\nbuild:\n  extends: .tpl\n  script:\n    - !reference [.tpl, before_script]\n    - - make\n      - make install\nwin:\n  tags: [saas-windows-medium-amd64]\n  script: Get-ChildItem $env:X\n",
-			[]string{"A@2:3", "B@3:3"}, []string{"cd", "make", "make", "Get-ChildItem"}, []string{"", "", "pwsh"}, 0},
+			[]string{"A@2:3", "B@3:3"}, []string{"cd", "cd", "make", "make", "Get-ChildItem"}, []string{"", "", "pwsh"}, 0},
 		{".github/workflows/dup.yml", "on: push\non: pull_request\n", nil, nil, nil, 1},
 		{".gitlab-ci.yml", "job:\n  variables: {A: 1}\n  variables: {B: 2}\n", []string{"A@2:15", "B@3:15"}, nil, nil, 0},
 	}
@@ -202,6 +202,72 @@ func TestPipelineFixtures(t *testing.T) {
 			want, err := os.ReadFile(golden)
 			if err != nil || !bytes.Equal(want, js) {
 				t.Errorf("%s differs from %s (go test ./loader -run TestPipelineFixtures -update rewrites it)", rel, golden)
+			}
+		})
+	}
+}
+
+// TestPipelineReview holds what the red-team review of issue 19 found:
+// each case was read wrongly (or not at all) before.
+func TestPipelineReview(t *testing.T) {
+	cases := []struct {
+		name, path, src string
+		want            []string // "cmd:NAME", "env:NAME@l:c", "build:TOOL:WORD", "err:TEXT"
+	}{
+		{"a }} inside a string of a GitHub expression", ".github/workflows/a.yml",
+			"jobs:\n  j:\n    steps:\n      - run: |\n          echo ${{ '}}' }}\n          docker build --build-arg MOONCAKE_BRANCH=main .\n          echo ${{ format('{{{0}}}', github.sha) }}\n",
+			[]string{"cmd:echo", "cmd:docker", "cmd:echo"}},
+		{"GitLab input interpolation", ".gitlab-ci.yml",
+			"job:\n  script:\n    - docker build --build-arg V=$[[ inputs.version ]] .\n",
+			[]string{"cmd:docker"}},
+		{"a !!binary script", ".gitlab-ci.yml",
+			"job:\n  script:\n    - !!binary ZG9ja2VyIGJ1aWxkIC0tYnVpbGQtYXJnIE1PT05DQUtFX0JSQU5DSD1tYWluIC4=\n",
+			[]string{"err:!!binary"}},
+		{"an alias as an env key", ".gitlab-ci.yml",
+			".names:\n  n: &k MOONCAKE_REPO\nvariables:\n  *k : https://github.com/kvcache-ai/Mooncake\n",
+			[]string{"env:MOONCAKE_REPO@4:3"}},
+		{"an env merged into many steps is one entry", ".buildkite/p.yml",
+			"common: &e\n  MOONCAKE_BRANCH: main\nsteps:\n  - env: {<<: *e}\n    command: a\n  - env: {<<: *e}\n    command: b\n",
+			[]string{"env:MOONCAKE_BRANCH@2:3", "cmd:a", "cmd:b"}},
+		{"Buildkite plugins", ".buildkite/p.yml",
+			"steps:\n  - plugins:\n      - docker#v5.12.0:\n          image: rocm/dev\n          command: [\"python3\", \"-c\", \"print('x')\"]\n          environment:\n            - MOONCAKE_REPO=https://x\n            - HOME\n      - docker-compose#v5.5.0:\n          build: app\n          args:\n            - MOONCAKE_BRANCH=main\n",
+			[]string{"env:MOONCAKE_REPO@7:15", "env:HOME@8:15", "build:docker-compose:MOONCAKE_BRANCH=main"}},
+		{"a container action's args", ".github/workflows/a.yml",
+			"jobs:\n  j:\n    steps:\n      - uses: docker://docker:27-cli\n        with:\n          args: build --build-arg MOONCAKE_BRANCH=main .\n",
+			[]string{"cmd:build"}},
+		{"GitLab hooks and !reference to any key", ".gitlab-ci.yml",
+			".snippets:\n  rocm_build:\n    - docker build .\n  rocm_vars:\n    MOONCAKE_BRANCH: main\njob:\n  hooks:\n    pre_get_sources_script:\n      - git config x y\n  variables: !reference [.snippets, rocm_vars]\n  script:\n    - !reference [.snippets, rocm_build]\n",
+			[]string{"env:MOONCAKE_BRANCH@5:5", "cmd:git", "cmd:docker"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := parseAs[*PipelineDocument](t, KindPipeline, c.path, c.src)
+			var got []string
+			for _, e := range d.Env {
+				got = append(got, fmt.Sprintf("env:%s@%d:%d", e.Name, e.Pos.Line, e.Pos.Column))
+			}
+			for _, s := range d.Scripts {
+				for _, cm := range s.Commands {
+					got = append(got, "cmd:"+cm.Name)
+				}
+			}
+			for _, b := range d.Builds {
+				if b.Via == "plugin" {
+					for _, w := range b.BuildArgs {
+						got = append(got, "build:"+b.Tool+":"+w.Text)
+					}
+				}
+			}
+			for _, e := range d.Errors {
+				got = append(got, "err:"+e.Message)
+			}
+			for i, w := range c.want {
+				if i >= len(got) || !strings.HasPrefix(got[i], w) && !(strings.HasPrefix(w, "err:") && strings.Contains(got[i], w[4:])) {
+					t.Fatalf("got %q\nwant %q", got, c.want)
+				}
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("got %q\nwant %q", got, c.want)
 			}
 		})
 	}

@@ -37,7 +37,7 @@ func usageErr(format string, args ...any) error {
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "buildgate",
-		Short:         "Policy-as-code linter for Dockerfiles, bake files, requirements files and shell scripts",
+		Short:         "Policy-as-code linter for Dockerfiles, bake files, requirements files, shell scripts and CI pipelines",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

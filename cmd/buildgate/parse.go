@@ -35,7 +35,7 @@ The kind is taken from the file name (Dockerfile, *.hcl, requirements*.txt,
 			if kind != "" {
 				k, ok := loader.ParseKind(kind)
 				if !ok {
-					return usageErr("unknown --kind %q (want dockerfile, hcl, requirements or shell)", kind)
+					return usageErr("unknown --kind %q (want dockerfile, hcl, requirements, shell or pipeline)", kind)
 				}
 				forced = k
 			}
@@ -62,7 +62,7 @@ The kind is taken from the file name (Dockerfile, *.hcl, requirements*.txt,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&kind, "kind", "", "parse every FILE as this kind: dockerfile, hcl, requirements or shell")
+	cmd.Flags().StringVar(&kind, "kind", "", "parse every FILE as this kind: dockerfile, hcl, requirements, shell or pipeline")
 	cmd.Flags().Int64Var(&maxSize, "max-file-size", loader.DefaultMaxFileSize, "files larger than this many bytes are not read (an error entry instead)")
 	return cmd
 }

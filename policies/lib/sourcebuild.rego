@@ -243,12 +243,19 @@ value_vars(m, d) := (({a.name |
 }) | {e.name |
 	d.kind == "pipeline"
 	some e in d.env
-	lib.mentions_repository(m, e.value_text)
+	lib.mentions_repository(m, concat("\n", [e.value_text, object.get(e, "value", "")]))
 }
 
 # repo_word reports whether a word names the repository, directly or
 # through one of its variables.
 repo_word(m, _, w) if lib.mentions_repository(m, w.text)
+
+# A word's value says what the text may spell with escapes (a pipeline's
+# "…/\x4dooncake").
+repo_word(m, _, w) if {
+	is_string(w.value)
+	lib.mentions_repository(m, w.value)
+}
 
 repo_word(m, path, w) if {
 	some v in repo_vars(m, path)
@@ -538,15 +545,16 @@ all_arg_uses(m, d) := array.concat(
 
 # pipeline_arg_uses are a CI pipeline's environment assignments (set for
 # every command of its scope, as an ENV would be) and the build arguments
-# its docker/build-push-action and docker/bake-action steps pass; what
-# its commands do is read with the scripts.
+# its docker/build-push-action and docker/bake-action steps and Buildkite
+# docker-compose plugins pass; what its commands do is read with the
+# scripts.
 pipeline_arg_uses(_, d) := [] if d.kind != "pipeline"
 
 pipeline_arg_uses(m, d) := array.concat(
 	[{"el": e, "name": e.name, "what": "set"} | some e in d.env],
 	[{"el": named_el(w, n), "name": n, "what": "passed"} |
 		some b in d.builds
-		b.via == "action"
+		b.via in {"action", "plugin"}
 		some w in array.concat(b.build_args, b.sets)
 		is_string(w.value)
 		lib.mentions(m, w.value)
@@ -618,14 +626,15 @@ named_vars(m, v) := {n |
 
 # word_names are the variables a command's word names: those of its value
 # when static, else the NAME of NAME=… or --build-arg=NAME=… whose value
-# holds an expansion (--build-arg MOONCAKE_WHEEL="${URL}").
+# holds an expansion (--build-arg MOONCAKE_WHEEL="${URL}", the name quoted
+# or not: "MOONCAKE_WHEEL=${URL}", 'MOONCAKE_WHEEL'="$W").
 word_names(m, w) := named_vars(m, w.value) if {
 	is_string(w.value)
 	lib.mentions(m, w.value)
 } else := {n |
 	not is_string(w.value)
 	lib.mentions(m, w.text)
-	x := regex.find_all_string_submatch_n(`^(?:--build-arg=)?([A-Za-z_][A-Za-z0-9_]*)=`, w.text, 1)
+	x := regex.find_all_string_submatch_n(`^["']?(?:--build-arg=)?["']?([A-Za-z_][A-Za-z0-9_]*)["']?=`, w.text, 1)
 	count(x) > 0
 	n := x[0][1]
 	lib.mentions(m, n)

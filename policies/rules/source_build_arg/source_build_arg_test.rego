@@ -134,3 +134,16 @@ test_pipeline_without_the_source_build if {
 		"    - uv pip install \"mooncake-transfer-engine-rocm==${MOONCAKE_VERSION}\"",
 	])
 }
+
+# Review of issue 19: the name of NAME=value quoted with its expansion.
+test_quoted_build_arg_with_an_expansion if {
+	got := rule.deny with input as fx.one("shell", "ci.sh", [
+		"docker build --build-arg \"MOONCAKE_BRANCH=${BRANCH}\" .", # 1
+		"docker build --build-arg 'MOONCAKE_REPO'=\"$R\" .", # 2
+		"docker build --build-arg \"OTHER=${MOONCAKE}\" .",
+	])
+	{[f.pos.line, f.msg] | some f in got; contains(f.msg, "`MOONCAKE_")} == {
+		[1, "`MOONCAKE_BRANCH` is a build argument of the mooncake-transfer-engine-rocm source build; remove it and install the published wheel pinned in requirements/rocm.txt instead"],
+		[2, "`MOONCAKE_REPO` is a build argument of the mooncake-transfer-engine-rocm source build; remove it and install the published wheel pinned in requirements/rocm.txt instead"],
+	}
+}

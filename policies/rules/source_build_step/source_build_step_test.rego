@@ -174,3 +174,15 @@ test_pipeline_clone_and_build if {
 	])
 	fx.lines(got) == {3, 5}
 }
+
+# Review of issue 19: an escape in a YAML string spells the repository.
+test_pipeline_repository_spelled_with_an_escape if {
+	got := rule.deny with input as fx.one("pipeline", ".gitlab-ci.yml", [
+		"rocm-image:",
+		"  script:",
+		"    - \"git clone https://github.com/kvcache-ai/\\x4dooncake mc\"", # 3
+		"    - cd mc",
+		"    - cmake -B build -DUSE_HIP=ON", # 5
+	])
+	fx.lines(got) == {3, 5}
+}

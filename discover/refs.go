@@ -2,7 +2,9 @@ package discover
 
 import (
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -10,20 +12,24 @@ import (
 	"github.com/buildgate/buildgate/loader"
 )
 
-// maxIncludes bounds the files GitLab CI includes add, as GitLab does
-// (150 includes per pipeline).
+// maxIncludes bounds the files pipelines' references add, as GitLab
+// bounds includes (150 per pipeline).
 const maxIncludes = 150
 
-// gitlabIncludes are the local files the GitLab CI files among found
-// include, and those these include in turn: pipelines though their names
-// do not say so. Each is read through the root; a glob is matched below
-// it; what does not exist is GitLab's error, not one of buildgate's.
-func gitlabIncludes(root string, found []File, opts Options) []File {
+// pipelineRefs are the local files the pipelines among found have their
+// CI system read or run (loader.PipelineRefs: GitLab includes and child
+// pipelines, GitHub local actions and reusable workflows, uploaded
+// Buildkite pipelines), and those these name in turn: pipelines though
+// their names do not say so. Each is read through the root; a glob is
+// matched below it; what does not exist is the CI system's error, not
+// one of buildgate's; a link is kept for the loader to refuse (BG001)
+// when it leads out of the root.
+func pipelineRefs(root string, found []File, opts Options) []File {
 	seen := map[string]bool{}
 	var queue []string
 	for _, f := range found {
 		seen[f.Path] = true
-		if b := path.Base(f.Path); b == ".gitlab-ci.yml" || b == ".gitlab-ci.yaml" {
+		if f.Kind == loader.KindPipeline {
 			queue = append(queue, f.Path)
 		}
 	}
@@ -43,7 +49,7 @@ func gitlabIncludes(root string, found []File, opts Options) []File {
 		if err != nil {
 			continue
 		}
-		for _, pat := range loader.GitLabIncludes(src) {
+		for _, pat := range loader.PipelineRefs(p, src) {
 			matches := []string{pat}
 			if doublestar.ValidatePattern(pat) && strings.ContainsAny(pat, "*?[{") {
 				matches, _ = doublestar.Glob(fsys, pat, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
@@ -59,7 +65,7 @@ func gitlabIncludes(root string, found []File, opts Options) []File {
 				if !fs.ValidPath(m) {
 					continue
 				}
-				if _, err := fs.Stat(fsys, m); err != nil {
+				if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(m))); err != nil {
 					continue
 				}
 				seen[m] = true
