@@ -168,6 +168,19 @@ func TestPipelineBounds(t *testing.T) {
 			}
 		})
 	}
+	// A diamond of extends (review of issue 19: each job's chain was
+	// walked again for every job, spending the node bound).
+	var diamond strings.Builder
+	diamond.WriteString(".l0a: {tags: [linux]}\n.l0b: {tags: [linux]}\n")
+	for l := 1; l <= 10; l++ {
+		fmt.Fprintf(&diamond, ".l%da: {extends: [.l%da, .l%db]}\n.l%db: {extends: [.l%da, .l%db]}\n", l, l-1, l-1, l, l-1, l-1)
+	}
+	for j := range 40 {
+		fmt.Fprintf(&diamond, "job%d: {extends: [.l10a, .l10b], script: [make]}\n", j)
+	}
+	if d := loadPipeline(".gitlab-ci.yml", []byte(diamond.String())); len(d.Errors) > 0 || len(d.Scripts) != 40 {
+		t.Errorf("extends diamond: %d scripts, errors %+v", len(d.Scripts), d.Errors)
+	}
 	d := loadPipeline(".buildkite/p.yml", []byte(strings.Repeat("---\nsteps:\n  - command: echo hi\n", 3)))
 	if len(d.Scripts) != 3 {
 		t.Errorf("%d scripts from three documents, want 3", len(d.Scripts))
