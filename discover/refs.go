@@ -40,7 +40,7 @@ func pipelineRefs(root string, found []File, opts Options) []File {
 	if err != nil {
 		return nil
 	}
-	defer fsys.Close()
+	defer func() { _ = fsys.Close() }()
 	var out []File
 	for len(queue) > 0 && len(out) < maxIncludes {
 		p := queue[0]

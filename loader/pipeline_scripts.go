@@ -352,7 +352,8 @@ func maskExpressions(text []byte) []byte {
 	}
 	out := bytes.Clone(text)
 	for i := 0; i+2 < len(out); i++ {
-		if out[i] != '$' || !(out[i+1] == '{' && out[i+2] == '{' || out[i+1] == '[' && out[i+2] == '[') {
+		opens := out[i+1] == '{' && out[i+2] == '{' || out[i+1] == '[' && out[i+2] == '['
+		if out[i] != '$' || !opens {
 			continue
 		}
 		closer := out[i+1] + 2 // '}' or ']'
