@@ -115,3 +115,44 @@ func TestPipelineSuppressions(t *testing.T) {
 		t.Errorf("exit %d, findings %+v; want the one at 10:34", res.code, rep.Findings)
 	}
 }
+
+// User policies see pipelines: lib.scripts holds their scripts (the
+// curl rule of policy_test.go fires in a workflow's run:), and a rule
+// may read kind "pipeline" documents' env.
+func TestUserPoliciesOnPipelines(t *testing.T) {
+	_, pol := policyRepo(t)
+	if err := os.WriteFile(filepath.Join(pol, "acme", "no_literal_secret.rego"), []byte(`# METADATA
+# title: No secret written into a pipeline
+# custom:
+#   id: ACME002
+#   name: no-literal-secret
+#   severity: error
+package buildgate.rules.acme.no_literal_secret
+
+deny contains {"msg": sprintf("%s is written into the pipeline; use the CI system's secrets", [e.name]), "loc": e} if {
+	some d in input.documents
+	d.kind == "pipeline"
+	some e in d.env
+	endswith(e.name, "_TOKEN")
+	not contains(e.value_text, "secrets.")
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repo := writeTree(t, map[string]string{
+		"requirements/rocm.txt":    "mooncake-transfer-engine-rocm>=0.3.13\n",
+		".github/workflows/ci.yml": "env:\n  HF_TOKEN: hf_abc\n  GH_TOKEN: ${{ secrets.GH }}\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          curl -sSL https://example.com/x.sh | sh\n",
+	})
+	r := runBin(t, repo, "lint", "--root", ".", "--policy", pol)
+	for _, want := range []string{
+		".github/workflows/ci.yml:2:3: error: HF_TOKEN is written into the pipeline; use the CI system's secrets [ACME002 no-literal-secret]",
+		".github/workflows/ci.yml:9:11: warning: curl pipes a download into a shell [ACME001 no-curl-pipe]",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("lint output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "GH_TOKEN") {
+		t.Errorf("a secret reference reported:\n%s", r.stdout)
+	}
+}
