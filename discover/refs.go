@@ -16,6 +16,9 @@ import (
 // bounds includes (150 per pipeline).
 const maxIncludes = 150
 
+// maxGlobs bounds the glob patterns matched in all (each walks the tree).
+const maxGlobs = 150
+
 // pipelineRefs are the local files the pipelines among found have their
 // CI system read or run (loader.PipelineRefs: GitLab includes and child
 // pipelines, GitHub local actions and reusable workflows, uploaded
@@ -42,6 +45,7 @@ func pipelineRefs(root string, found []File, opts Options) []File {
 	}
 	defer func() { _ = fsys.Close() }()
 	var out []File
+	globs := 0
 	for len(queue) > 0 && len(out) < maxIncludes {
 		p := queue[0]
 		queue = queue[1:]
@@ -49,9 +53,18 @@ func pipelineRefs(root string, found []File, opts Options) []File {
 		if err != nil {
 			continue
 		}
-		for _, pat := range loader.PipelineRefs(p, src) {
+		refs := loader.PipelineRefs(p, src)
+		if len(refs) > maxIncludes {
+			refs = refs[:maxIncludes] // GitLab's own limit per pipeline
+		}
+		for _, pat := range refs {
 			matches := []string{pat}
 			if doublestar.ValidatePattern(pat) && strings.ContainsAny(pat, "*?[{") {
+				// Each glob walks the tree: bounded in number, not
+				// only in what they match.
+				if globs++; globs > maxGlobs {
+					continue
+				}
 				matches, _ = doublestar.Glob(fsys, pat, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
 			}
 			for _, m := range matches {

@@ -146,8 +146,9 @@ func yamlBinaries(src []byte) []byte {
 			switch {
 			case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/':
 				b64 = append(b64, c)
-			case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '|' || c == '>' || c == '-' || c == '"' || c == '\'' || c == '=':
+			case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '|' || c == '>' || c == '-' || c == '"' || c == '\'':
 			default:
+				// = pads the end of the base64; anything else ends it.
 				break scan
 			}
 		}

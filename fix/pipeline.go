@@ -14,8 +14,9 @@ import (
 //   - an environment entry (env:, variables:) a source-build-arg finding
 //     starts at, its lines and nothing else (not the last of its
 //     mapping: an empty env: is a null some systems refuse);
-//   - a --build-arg NAME=… (or --set TARGET.args.NAME=…) option of a
-//     docker build or buildx command of a script, whose NAME a finding
+//   - a --build-arg NAME=… or --build-arg=NAME=… (or --set
+//     TARGET.args.NAME=…, as two words) option of a docker build or
+//     buildx command of a script, whose NAME a finding
 //     points at: the whole line when the option is alone on a line the
 //     shell continues with a backslash (a literal block of one option per
 //     line), else the option's words and the blanks before them.
@@ -28,7 +29,7 @@ func Pipeline(path string, src []byte, fs []finding.Finding) Plan {
 	if !ok || len(doc.Errors) > 0 {
 		return declineAll(fs, "the pipeline does not read without errors; fix it by hand")
 	}
-	pp := &pipePlan{src: src, doc: doc, goneEnv: map[int]bool{}, goneWords: map[[3]int]bool{}}
+	pp := &pipePlan{src: src, doc: doc, goneEnv: map[int]bool{}, goneWords: map[[3]int]bool{}, lines: bytes.Split(src, []byte("\n"))}
 	var plan Plan
 	for _, fd := range fs {
 		if reason := pp.finding(fd); reason != "" {
@@ -48,8 +49,10 @@ func Pipeline(path string, src []byte, fs []finding.Finding) Plan {
 		return declineAll(fs, fmt.Sprintf("the fixed pipeline would %v; fix it by hand", err))
 	}
 	plan.Edits = pp.edits
-	for i := range pp.goneEnv {
-		plan.Gone = append(plan.Gone, Name{Kind: "variable", Name: doc.Env[i].Name})
+	for i, e := range doc.Env { // in file order: reasons are the same run to run
+		if pp.goneEnv[i] {
+			plan.Gone = append(plan.Gone, Name{Kind: "variable", Name: e.Name})
+		}
 	}
 	return plan
 }
@@ -62,6 +65,7 @@ type pipePlan struct {
 	// words (script, command, word).
 	goneEnv   map[int]bool
 	goneWords map[[3]int]bool
+	lines     [][]byte // the file's lines, split once
 }
 
 func startsAt(p, q finding.Pos) bool { return p.Line == q.Line && p.Column == q.Column }
@@ -103,33 +107,32 @@ func (pp *pipePlan) finding(fd finding.Finding) string {
 	return "not an environment entry or a --build-arg option of a docker build; change it by hand"
 }
 
-func dockerBuild(c loader.ShellCommand) bool {
-	if c.Name != "docker" && c.Name != "podman" {
-		return false
-	}
-	for _, w := range c.Words[1:] {
-		if w.Value != nil && (*w.Value == "build" || *w.Value == "bake") {
-			return true
-		}
-	}
-	return false
-}
+// dockerBuild reports a docker build or buildx build/bake command, as the
+// loader recognises one (docker run … build --build-arg is the
+// container's command, not a build's option).
+func dockerBuild(c loader.ShellCommand) bool { return loader.IsDockerBuild(c) }
 
 // env removes the lines of env entry i.
 func (pp *pipePlan) env(i int) string {
 	e := pp.doc.Env[i]
-	left := 0
+	left := false
 	for j, o := range pp.doc.Env {
 		if o.Decl == e.Decl && !pp.goneEnv[j] && j != i && pp.sameMapping(o, e) {
-			left++
+			left = true
+			break
 		}
 	}
-	if left == 0 {
+	if !left {
 		return "the last entry of its mapping: removing it leaves an empty mapping; remove the whole key by hand"
 	}
 	s, end, err := Offsets(pp.src, e.Pos)
 	if err != nil {
 		return err.Error()
+	}
+	// A block scalar's value ends with its line break: the entry's
+	// lines end there, not with the next line.
+	for end > s && pp.src[end-1] == '\n' {
+		end--
 	}
 	ls, le := lineBounds(pp.src, s, end)
 	if strings.TrimSpace(string(pp.src[ls:s])) != "" || strings.TrimSpace(stripComment(string(pp.src[end:le]))) != "" {
@@ -148,9 +151,8 @@ func (pp *pipePlan) sameMapping(a, b loader.Assignment) bool {
 		return false
 	}
 	lo, hi := min(a.Pos.Line, b.Pos.Line), max(a.Pos.Line, b.Pos.Line)
-	lines := bytes.Split(pp.src, []byte("\n"))
-	for l := lo + 1; l < hi && l <= len(lines); l++ {
-		t := strings.TrimRight(string(lines[l-1]), "\r")
+	for l := lo + 1; l < hi && l <= len(pp.lines); l++ {
+		t := strings.TrimRight(string(pp.lines[l-1]), "\r")
 		trimmed := strings.TrimLeft(t, " ")
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			continue

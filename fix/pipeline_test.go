@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -31,6 +32,18 @@ func TestPipelineRemovals(t *testing.T) {
 			src:  "steps:\n  - command: docker buildx bake --set '*.args.MOONCAKE_COMMIT=abc' t\n",
 			fs:   []finding.Finding{at(ruleArg, 2, 41)},
 			want: "steps:\n  - command: docker buildx bake t\n",
+		},
+		{
+			name: "an entry whose value is a block scalar, a comment after it",
+			src:  "env:\n  KEEP: 1\n  MOONCAKE_REPO: |\n    x\n  # about Z\n  Z: 2\nsteps:\n  - command: make\n",
+			fs:   []finding.Finding{at(ruleArg, 3, 3)},
+			want: "env:\n  KEEP: 1\n  # about Z\n  Z: 2\nsteps:\n  - command: make\n",
+		},
+		{
+			name:     "a docker run whose container command builds",
+			src:      "steps:\n  - command: docker run --rm img make build --build-arg MOONCAKE_REPO=x\n",
+			fs:       []finding.Finding{at(ruleArg, 2, 64)},
+			declined: "not an environment entry or a --build-arg option",
 		},
 		{
 			name:     "the last entry of its env",
@@ -75,5 +88,27 @@ func TestPipelineRemovals(t *testing.T) {
 				t.Errorf("a second run edits again: %+v", again.Edits)
 			}
 		})
+	}
+}
+
+// Review of issue 19: the plan's names are in file order (the refusal a
+// cross-file check gives names the first), and a file of many entries
+// plans in linear time (it was cubic: 2 minutes for 1,000 steps).
+func TestPipelinePlanOrderAndScale(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("steps:\n")
+	var fs []finding.Finding
+	for i := range 1000 {
+		fmt.Fprintf(&src, "  - env:\n      KEEP: 1\n      MOONCAKE_WHEEL_%d: x\n    command: make\n", i)
+		fs = append(fs, at(ruleArg, 2+4*i+2, 7))
+	}
+	p := Pipeline(".buildkite/p.yml", []byte(src.String()), fs)
+	if len(p.Declined) > 0 || len(p.Gone) != 1000 {
+		t.Fatalf("%d declined, %d gone", len(p.Declined), len(p.Gone))
+	}
+	for i, g := range p.Gone {
+		if g.Name != fmt.Sprintf("MOONCAKE_WHEEL_%d", i) {
+			t.Fatalf("gone[%d] = %s: not in file order", i, g.Name)
+		}
 	}
 }

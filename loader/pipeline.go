@@ -83,12 +83,49 @@ type DockerBuild struct {
 const (
 	maxPipelineBytes  = 1 << 20
 	maxPipelineVisits = 200000
-	// maxPipelineElements bounds env entries and script words per file:
+	// maxPipelineElements bounds env entries and words (of scripts,
+	// actions and plugins) per file:
 	// each element a finding may be costs some 3 KB converted; the
 	// largest real pipeline seen (vLLM's test-amd.yaml, 140 KB) has
 	// 2,916.
 	maxPipelineElements = 50000
+	// maxPipelineText bounds the bytes of text a pipeline's document
+	// holds (scripts, values, words): a 1 MiB file holds some 2-3 MiB,
+	// and aliases of one large anchor would hold it again and again.
+	maxPipelineText = 8 << 20
 )
+
+// mapScalar is mapScalar once per node.
+func (p *pipeLoad) mapScalar(n *yaml.Node) (*scalarMap, bool) {
+	if m, ok := p.maps[n]; ok {
+		return m, m != nil
+	}
+	m, ok := mapScalar(p.yx, n)
+	if !ok {
+		p.maps[n] = nil
+		return m, false
+	}
+	p.maps[n] = m
+	return m, true
+}
+
+// keep charges n bytes of text to the document, and reports (once) when
+// the file holds more than buildgate keeps of one pipeline.
+func (p *pipeLoad) keep(n int, at *yaml.Node) bool {
+	p.kept += n
+	if p.kept <= maxPipelineText {
+		return true
+	}
+	if !p.textOver {
+		p.textOver = true
+		pos := p.idx.span(0, 0)
+		if at != nil {
+			pos = p.nodePos(at)
+		}
+		p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("the file's scripts and values (its aliases expanded) are over %d bytes, more than buildgate keeps of a pipeline (see docs/robustness.md): the rest is not read", maxPipelineText), Pos: pos})
+	}
+	return false
+}
 
 // pipelineSystem is the CI system a path names ("" for none).
 func pipelineSystem(rel string) string {
@@ -137,6 +174,14 @@ type pipeLoad struct {
 	seen map[seenKey]bool
 	// seenEnv are the env entries read, by key node.
 	seenEnv map[*yaml.Node]bool
+	// maps are the scalars mapped, by node (an anchor used many times
+	// is mapped once); kept counts the bytes of text the document
+	// holds, which aliases could multiply without it.
+	maps     map[*yaml.Node]*scalarMap
+	kept     int
+	textOver bool
+	// topIndex is topMap's values by key, for !reference.
+	topIndex map[string]*yaml.Node
 	// windows memoizes gitlabWindows by job name; jobs are the
 	// top-level mapping's values by key.
 	windows map[string]bool
@@ -169,7 +214,7 @@ func loadPipeline(rel string, src []byte) *PipelineDocument {
 func loadPipelineAs(rel string, src []byte, system string) *PipelineDocument {
 	doc := &PipelineDocument{Header: Header{Kind: KindPipeline, Path: rel}, System: system,
 		Env: []Assignment{}, Scripts: []PipelineScript{}, Builds: []DockerBuild{}, Errors: []Error{}}
-	p := &pipeLoad{idx: newLineIndex(src), yx: newYAMLIndex(src), doc: doc, seen: map[seenKey]bool{}, seenEnv: map[*yaml.Node]bool{}}
+	p := &pipeLoad{idx: newLineIndex(src), yx: newYAMLIndex(src), doc: doc, seen: map[seenKey]bool{}, seenEnv: map[*yaml.Node]bool{}, maps: map[*yaml.Node]*scalarMap{}}
 	if len(src) > maxPipelineBytes {
 		doc.Errors = append(doc.Errors, Error{Message: sizeBoundError("CI pipeline (YAML) file", len(src), maxPipelineBytes), Pos: p.idx.span(0, 0)})
 		return doc
@@ -191,7 +236,8 @@ func loadPipelineAs(rel string, src []byte, system string) *PipelineDocument {
 			doc.Errors = append(doc.Errors, p.yamlError(err))
 			break
 		}
-		p.windows = nil // each document has its own jobs
+		// Each document has its own jobs.
+		p.windows, p.topMap, p.topIndex = nil, nil, nil
 		p.walk(&n, pipeCtx{})
 	}
 	return doc
@@ -389,20 +435,32 @@ func (p *pipeLoad) mapping(n *yaml.Node, ctx pipeCtx) {
 
 // resolveRef is the node GitLab's !reference [job, key, …] points at in
 // the current document (nil when it is elsewhere: another file's job).
+// The document's jobs are indexed once; each step counts as a visit.
 func (p *pipeLoad) resolveRef(n *yaml.Node) *yaml.Node {
 	if p.topMap == nil || len(n.Content) < 2 {
 		return nil
 	}
-	cur := p.topMap
-	for _, k := range n.Content {
+	if p.topIndex == nil {
+		p.topIndex = map[string]*yaml.Node{}
+		for _, kv := range pairs(p.topMap, &p.visits) {
+			p.topIndex[keyOf(kv[0])] = kv[1] // the last wins, as GitLab merges
+		}
+	}
+	first := deref(n.Content[0])
+	if first == nil || first.Kind != yaml.ScalarNode {
+		return nil
+	}
+	cur := p.topIndex[first.Value]
+	for _, k := range n.Content[1:] {
+		p.visits++
 		k, cur = deref(k), deref(cur)
 		if k == nil || k.Kind != yaml.ScalarNode || cur == nil || cur.Kind != yaml.MappingNode {
 			return nil
 		}
 		var next *yaml.Node
-		for _, kv := range pairs(cur, &p.visits) {
-			if keyOf(kv[0]) == k.Value {
-				next = kv[1] // the last wins, as GitLab merges
+		for i := 0; i+1 < len(cur.Content); i += 2 {
+			if keyOf(cur.Content[i]) == k.Value {
+				next = cur.Content[i+1]
 			}
 		}
 		if next == nil {

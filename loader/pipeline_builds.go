@@ -1,9 +1,6 @@
 package loader
 
 import (
-	"bytes"
-	"path"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -47,6 +44,16 @@ func (p *pipeLoad) commandBuilds(ps *PipelineScript) {
 		}
 		p.doc.Builds = append(p.doc.Builds, b)
 	}
+}
+
+// IsDockerBuild reports whether a command is a Docker build: docker (or
+// podman) build, image build, buildx build or buildx bake.
+func IsDockerBuild(c ShellCommand) bool {
+	if c.Name != "docker" && c.Name != "podman" {
+		return false
+	}
+	tool, _ := buildTool(c.Words)
+	return tool != ""
 }
 
 // buildTool is the build subcommand of a docker command's words, and the
@@ -106,7 +113,7 @@ func (p *pipeLoad) action(uses string, with *yaml.Node, ctx pipeCtx) {
 		default:
 			continue
 		}
-		m, ok := mapScalar(p.yx, v)
+		m, ok := p.mapScalar(v)
 		if !ok {
 			p.unmapped(v, "this input")
 			continue
@@ -116,93 +123,6 @@ func (p *pipeLoad) action(uses string, with *yaml.Node, ctx pipeCtx) {
 	p.doc.Builds = append(p.doc.Builds, b)
 }
 
-// PipelineRefs are the local files a pipeline has its CI system read or
-// run, relative to the repository root (they may be globs): GitLab CI's
-// include: (every document of the file, the include: of a child
-// pipeline's trigger: too; remote, project, template and component
-// includes are not this repository's), GitHub's local actions and
-// reusable workflows (uses: ./path), and the files a Buildkite step
-// uploads (buildkite-agent pipeline upload FILE).
-func PipelineRefs(rel string, src []byte) []string {
-	if len(src) > maxPipelineBytes {
-		return nil
-	}
-	var out []string
-	local := func(s string) {
-		if s != "" && !strings.Contains(s, "://") && !strings.Contains(s, "$") {
-			out = append(out, strings.TrimPrefix(s, "/"))
-		}
-	}
-	count := 0
-	includes := func(v *yaml.Node) {
-		v = deref(v)
-		items := []*yaml.Node{v}
-		if v != nil && v.Kind == yaml.SequenceNode {
-			items = v.Content
-		}
-		for _, it := range items {
-			it = deref(it)
-			switch {
-			case it == nil:
-			case it.Kind == yaml.ScalarNode:
-				local(it.Value)
-			case it.Kind == yaml.MappingNode:
-				for _, f := range pairs(it, &count) {
-					if l := deref(f[1]); keyOf(f[0]) == "local" && l != nil && l.Kind == yaml.ScalarNode {
-						local(l.Value)
-					}
-				}
-			}
-		}
-	}
-	var visit func(n *yaml.Node, depth int)
-	visit = func(n *yaml.Node, depth int) {
-		n = deref(n)
-		if n == nil || depth > 50 || count > maxPipelineVisits {
-			return
-		}
-		count++
-		switch n.Kind {
-		case yaml.DocumentNode, yaml.SequenceNode:
-			for _, c := range n.Content {
-				visit(c, depth+1)
-			}
-		case yaml.MappingNode:
-			for _, kv := range pairs(n, &count) {
-				switch keyOf(kv[0]) {
-				case "include":
-					includes(kv[1])
-				case "uses":
-					if u := deref(kv[1]); u != nil && u.Kind == yaml.ScalarNode && strings.HasPrefix(u.Value, "./") {
-						target := strings.TrimPrefix(path.Clean(u.Value), "./")
-						if strings.HasSuffix(target, ".yml") || strings.HasSuffix(target, ".yaml") {
-							out = append(out, target)
-						} else {
-							out = append(out, target+"/action.yml", target+"/action.yaml")
-						}
-					}
-				}
-				visit(kv[1], depth+1)
-			}
-		}
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	for docs := 0; docs < 100; docs++ {
-		var doc yaml.Node
-		if dec.Decode(&doc) != nil {
-			break
-		}
-		visit(&doc, 0)
-	}
-	for _, m := range uploadRe.FindAllSubmatch(src, 150) {
-		local(string(m[1]))
-	}
-	return out
-}
-
-// uploadRe is a Buildkite step uploading a pipeline file.
-var uploadRe = regexp.MustCompile(`pipeline\s+upload\s+(?:--\S+\s+)*["']?([^\s"'$;|&]+\.(?:ya?ml|json))`)
-
 // plugins reads a Buildkite step's plugins: each {name#version: config}.
 // The docker plugin's environment (and env) lists are environment
 // assignments; the docker-compose plugin's args (and build-args) build
@@ -210,7 +130,7 @@ var uploadRe = regexp.MustCompile(`pipeline\s+upload\s+(?:--\S+\s+)*["']?([^\s"'
 // container's exec form, not a shell script: not parsed.
 func (p *pipeLoad) plugins(n *yaml.Node, ctx pipeCtx) {
 	n = deref(n)
-	if n == nil || !p.visit(n, "\x00plugins") {
+	if n == nil || !p.visit(n, rolePlugins) {
 		return
 	}
 	var entries [][2]*yaml.Node
@@ -250,7 +170,7 @@ func (p *pipeLoad) plugins(n *yaml.Node, ctx pipeCtx) {
 				if v.Kind == yaml.MappingNode {
 					for _, a := range pairs(v, &p.visits) {
 						if k := deref(a[0]); k != nil && k.Kind == yaml.ScalarNode {
-							if km, ok := mapScalar(p.yx, k); ok {
+							if km, ok := p.mapScalar(k); ok {
 								b.BuildArgs = append(b.BuildArgs, Word{Text: km.source(p.idx.src, 0, len(km.text)), Value: strp(k.Value), Pos: km.span(p.idx, 0, len(km.text))})
 							}
 						}
@@ -258,7 +178,7 @@ func (p *pipeLoad) plugins(n *yaml.Node, ctx pipeCtx) {
 					continue
 				}
 				for _, it := range listItems(v) {
-					if m, ok := mapScalar(p.yx, it); ok {
+					if m, ok := p.mapScalar(it); ok {
 						b.BuildArgs = append(b.BuildArgs, p.fields(m, "\n")...)
 					} else {
 						p.unmapped(it, "this build argument")
@@ -266,7 +186,7 @@ func (p *pipeLoad) plugins(n *yaml.Node, ctx pipeCtx) {
 				}
 			case "target":
 				if v.Kind == yaml.ScalarNode {
-					if m, ok := mapScalar(p.yx, v); ok {
+					if m, ok := p.mapScalar(v); ok {
 						b.Targets = append(b.Targets, p.fields(m, "\n")...)
 					}
 				}
@@ -292,7 +212,7 @@ func (p *pipeLoad) listAssignment(n *yaml.Node, decl string) {
 	if p.full(n) {
 		return
 	}
-	m, ok := mapScalar(p.yx, n)
+	m, ok := p.mapScalar(n)
 	if !ok {
 		p.unmapped(n, "this environment variable")
 		return

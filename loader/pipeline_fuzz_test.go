@@ -17,6 +17,15 @@ var pipelineSeeds = []string{
 	"a: |-\r\n  crlf\r\n  lines\r\nb: \"x\r\n  y\"\r\n",
 	"? complex\n: value\n\"quoted key\": 1\n",
 	"a: # comment\n  value\nb: &anc\n  # c\n  v\n",
+	// Review of issue 19: an escaped line break before empty lines, a
+	// block scalar whose first lines are spaces only, a header ended by
+	// a line separator.
+	"command: \"echo a\\\n\n\n      b\"\n",
+	"a: |2\n     \n  x\n",
+	"a: >2\n     \n  x\n",
+	"a: |1\n   \n x\n",
+	"steps:\n  - command: |2\n        \n      make\n",
+	"a: | # c\u2028  x\n",
 }
 
 // FuzzScalarMap holds the scalar mapping to yaml's reading: every scalar
@@ -48,6 +57,15 @@ func FuzzScalarMap(f *testing.F) {
 				for i := range m.text {
 					if m.from[i] > m.to[i] || int(m.to[i]) > len(src) {
 						t.Fatalf("byte %d of %q maps to [%d, %d)", i, n.Value, m.from[i], m.to[i])
+					}
+					// A byte the file holds as itself is that byte of
+					// the file (a folded space or an escape stands for
+					// other text).
+					if m.to[i]-m.from[i] == 1 && m.text[i] != ' ' && m.text[i] != '\n' && src[m.from[i]] != m.text[i] {
+						t.Fatalf("byte %d of %q is %q, the file has %q at %d", i, n.Value, m.text[i], src[m.from[i]], m.from[i])
+					}
+					if i > 0 && m.from[i] < m.from[i-1] {
+						t.Fatalf("byte %d of %q maps before byte %d", i, n.Value, i-1)
 					}
 				}
 			}

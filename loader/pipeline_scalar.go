@@ -312,6 +312,14 @@ func fold(src []byte, i int, v string, j int, m *scalarMap) (int, int, bool) {
 	return i, j, true
 }
 
+// simpleEscapes are yaml's one-character escapes (\' too, which yaml
+// accepts), hexEscapes the widths of \x, \u and \U.
+var (
+	simpleEscapes = map[byte]string{'0': "\x00", 'a': "\a", 'b': "\b", 't': "\t", '\t': "\t", 'n': "\n", 'v': "\v", 'f': "\f",
+		'r': "\r", 'e': "\x1b", ' ': " ", '"': "\"", '\'': "'", '/': "/", '\\': "\\", 'N': "\u0085", '_': "\u00a0", 'L': "\u2028", 'P': "\u2029"}
+	hexEscapes = map[byte]int{'x': 2, 'u': 4, 'U': 8}
+)
+
 // escape decodes the escape sequence of a double-quoted scalar at src[i]
 // (a backslash): every byte it stands for maps to the whole sequence.
 func escape(src []byte, i int, v string, j int, m *scalarMap) (int, int, bool) {
@@ -321,21 +329,29 @@ func escape(src []byte, i int, v string, j int, m *scalarMap) (int, int, bool) {
 	c := src[i+1]
 	if n := yamlBreakAt(src, i+1); n > 0 {
 		// An escaped line break: neither it nor the next line's
-		// indentation is the value's.
+		// indentation is the value's; each empty line after it is a
+		// line break of the value.
 		k := i + 1 + n
-		for k < len(src) && isBlank(src[k]) {
-			k++
+		for {
+			for k < len(src) && isBlank(src[k]) {
+				k++
+			}
+			if yamlBreakAt(src, k) == 0 {
+				return k, j, true
+			}
+			var ok bool
+			if j, ok = emitBreak(src, k, v, j, m); !ok {
+				return k, j, false
+			}
+			k += yamlBreakAt(src, k)
 		}
-		return k, j, true
 	}
-	simple := map[byte]string{'0': "\x00", 'a': "\a", 'b': "\b", 't': "\t", '\t': "\t", 'n': "\n", 'v': "\v", 'f': "\f",
-		'r': "\r", 'e': "\x1b", ' ': " ", '"': "\"", '\'': "'", '/': "/", '\\': "\\", 'N': "\u0085", '_': "\u00a0", 'L': "\u2028", 'P': "\u2029"}
 	var out string
 	end := i + 2
-	if s, ok := simple[c]; ok {
+	if s, ok := simpleEscapes[c]; ok {
 		out = s
 	} else {
-		width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+		width := hexEscapes[c]
 		if width == 0 || i+2+width > len(src) {
 			return i, j, false
 		}
@@ -360,7 +376,7 @@ func escape(src []byte, i int, v string, j int, m *scalarMap) (int, int, bool) {
 // than the value gives that line (an explicit indentation indicator is
 // relative to the parent, which the value makes unnecessary to know).
 func blockScalar(src []byte, i int, v string, m *scalarMap, folded bool) bool {
-	for i < len(src) && src[i] != '\n' && src[i] != '\r' {
+	for i < len(src) && yamlBreakAt(src, i) == 0 {
 		i++
 	}
 	i += yamlBreakAt(src, i)
@@ -414,14 +430,18 @@ func blockScalar(src []byte, i int, v string, m *scalarMap, folded bool) bool {
 }
 
 // blockIndent is a block scalar's indentation: the leading spaces of its
-// first line with content, less those the value keeps.
+// first line with content, less those the value keeps on that line (the
+// value's line as many lines down: lines of spaces only before it are
+// lines of the value too, which an indentation indicator may keep
+// spaces of).
 func blockIndent(src []byte, i int, v string) (int, bool) {
 	if strings.Trim(v, " \n") == "" {
 		// No line with content in the value (the next non-blank line
 		// of the file is not the scalar's): unknown.
 		return -1, true
 	}
-	for i < len(src) {
+	lines := strings.Split(v, "\n")
+	for line := 0; i < len(src); line++ {
 		k := i
 		for k < len(src) && src[k] == ' ' {
 			k++
@@ -430,18 +450,14 @@ func blockIndent(src []byte, i int, v string) (int, bool) {
 			i = k + n
 			continue
 		}
-		lead := 0
-		for lead < len(v) && v[lead] == '\n' {
-			lead++
+		if line >= len(lines) {
+			return 0, false
 		}
-		kept := 0
-		for lead+kept < len(v) && v[lead+kept] == ' ' {
-			kept++
-		}
+		kept := len(lines[line]) - len(strings.TrimLeft(lines[line], " "))
 		if k-i < kept {
 			return 0, false
 		}
 		return k - i - kept, true
 	}
-	return -1, true
+	return 0, false
 }

@@ -11,8 +11,9 @@ import (
 // Roles of a node in the walk's seen set beside the shells: a mapping
 // read as an env: block, a value read as a script.
 const (
-	roleEnv    = "\x00env"
-	roleScript = "\x00script:"
+	roleEnv     = "\x00env"
+	roleScript  = "\x00script:"
+	rolePlugins = "\x00plugins"
 )
 
 // unmapped is a scalar whose value could not be matched to the file: not
@@ -108,10 +109,10 @@ func (p *pipeLoad) env(n *yaml.Node, decl string, ctx pipeCtx) {
 // the name to the end of the value.
 func (p *pipeLoad) assignment(key, v *yaml.Node, decl string) {
 	k := deref(key)
-	if p.full(k) {
+	if p.textOver || p.full(k) {
 		return
 	}
-	km, ok := mapScalar(p.yx, k)
+	km, ok := p.mapScalar(k)
 	if !ok {
 		p.unmapped(k, "this environment variable")
 		return
@@ -130,7 +131,7 @@ func (p *pipeLoad) assignment(key, v *yaml.Node, decl string) {
 		}
 		k = &yaml.Node{Kind: yaml.ScalarNode, Value: deref(key).Value, Line: key.Line, Column: key.Column}
 	}
-	vm, ok := mapScalar(p.yx, v)
+	vm, ok := p.mapScalar(v)
 	if !ok {
 		p.unmapped(v, "this environment variable's value")
 		return
@@ -143,6 +144,9 @@ func (p *pipeLoad) assignment(key, v *yaml.Node, decl string) {
 	if vs > ve || vs < ke {
 		vs = ve
 	}
+	if !p.keep(2*(ve-ks)+len(vm.text), k) {
+		return
+	}
 	value := v.Value
 	a := Assignment{
 		Name: k.Value, Text: string(src[ks:ve]), ValueText: string(src[vs:ve]), Value: &value,
@@ -152,7 +156,7 @@ func (p *pipeLoad) assignment(key, v *yaml.Node, decl string) {
 	if len(km.text) == 0 {
 		a.NamePos = p.idx.span(ks, ks)
 	}
-	p.words += 1 + len(a.Words)
+	p.words++
 	p.doc.Env = append(p.doc.Env, a)
 }
 
@@ -193,7 +197,15 @@ func (p *pipeLoad) fields(m *scalarMap, seps string) []Word {
 			e--
 		}
 		if s < e {
-			out = append(out, Word{Text: m.source(p.idx.src, s, e), Value: strp(string(t[s:e])), Pos: m.span(p.idx, s, e)})
+			if p.full(nil) {
+				return out
+			}
+			w := Word{Text: m.source(p.idx.src, s, e), Value: strp(string(t[s:e])), Pos: m.span(p.idx, s, e)}
+			if !p.keep(len(w.Text)+e-s, nil) {
+				return out
+			}
+			p.words++
+			out = append(out, w)
 		}
 		i = j
 	}
@@ -248,13 +260,14 @@ func scalarsOf(n *yaml.Node, out *[]*yaml.Node, depth int, budget *int, resolve 
 // position in the file.
 func (p *pipeLoad) script(n *yaml.Node, key string, ctx pipeCtx) {
 	d := deref(n)
-	if d == nil || !p.visit(d, roleScript+ctx.shell) {
+	if d == nil || p.textOver || !p.visit(d, roleScript+ctx.shell) {
 		return
 	}
 	var items []*yaml.Node
-	budget := maxPipelineVisits - p.visits
+	before := maxPipelineVisits - p.visits
+	budget := before
 	ok := scalarsOf(d, &items, 0, &budget, p.resolveRef)
-	p.visits = maxPipelineVisits - budget
+	p.visits += before - budget // beside what resolving references counted
 	if !ok {
 		p.visit(d, roleScript) // past the bound: said once
 		return
@@ -263,22 +276,31 @@ func (p *pipeLoad) script(n *yaml.Node, key string, ctx pipeCtx) {
 		p.walk(d, ctx) // a mapping under a script key is not a script
 		return
 	}
-	m := &scalarMap{}
+	// The items' text is charged before it is copied: a list of
+	// aliases of one large anchor must not be copied once per use.
 	maps := map[*yaml.Node]*scalarMap{}
+	total := 0
 	for _, it := range items {
 		im, ok := maps[it]
 		if !ok {
-			if im, ok = mapScalar(p.yx, it); !ok {
+			if im, ok = p.mapScalar(it); !ok {
 				p.unmapped(it, "this script")
 				return
 			}
 			maps[it] = im
 		}
-		if len(m.text)+len(im.text) > maxShellBytes {
+		total += len(im.text) + 1
+		if total > maxShellBytes {
 			p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("the script of %s is over %d bytes (its list's aliases included), over buildgate's limit for a script: not read (see docs/robustness.md)", ctx.where, maxShellBytes), Pos: p.nodePos(it)})
 			return
 		}
-		m.join(im)
+	}
+	if !p.keep(total, d) {
+		return
+	}
+	m := &scalarMap{}
+	for _, it := range items {
+		m.join(maps[it])
 	}
 	if p.doc.System == "buildkite" {
 		m = buildkiteUnescape(m)

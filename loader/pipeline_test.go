@@ -148,7 +148,28 @@ func TestPipelineBounds(t *testing.T) {
 		prev = name
 	}
 	merges += "steps:\n  - <<: *" + prev + "\n    command: echo\n"
+	// One large anchor used many times (review of issue 19: each use was
+	// mapped and copied again, minutes and gigabytes for 130 KB).
+	big := strings.Repeat("x", 100<<10)
+	var envs, cmds, args strings.Builder
+	envs.WriteString("a: &v " + big + "\nenv:\n")
+	cmds.WriteString("a: &v |\n  " + big + "\nsteps:\n")
+	args.WriteString("a: &v |\n" + strings.Repeat("  A=1\n", 20000) + "jobs:\n  j:\n    steps:\n")
+	for i := range 3000 {
+		fmt.Fprintf(&envs, "  A%d: *v\n", i)
+		cmds.WriteString("  - command: [*v]\n")
+		args.WriteString("      - {uses: docker/build-push-action@v6, with: {build-args: *v}}\n")
+	}
+	var refs strings.Builder
+	refs.WriteString(".t: {script: [make]}\n")
+	for i := range 20000 {
+		fmt.Fprintf(&refs, "j%d: {script: !reference [.t, script]}\n", i)
+	}
 	cases := []struct{ name, src, want string }{
+		{"an anchor in many env entries", envs.String(), "more than buildgate keeps"},
+		{"an anchor in many scripts", cmds.String(), "more than buildgate keeps"},
+		{"an anchor in many actions' build-args", args.String(), "over 50000 elements"},
+		{"many !reference", refs.String(), ""},
 		{"billion laughs", laughs, "aliases and nodes make over"},
 		{"billion laughs of merge keys", merges, "aliases and nodes make over"},
 		{"tabs", "steps:\n\t- command: x\n", "YAML: "},
@@ -158,7 +179,14 @@ func TestPipelineBounds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := loadPipeline(".buildkite/p.yml", []byte(c.src))
+			path := ".buildkite/p.yml"
+			if strings.Contains(c.src, "jobs:") {
+				path = ".github/workflows/p.yml"
+			}
+			if strings.Contains(c.src, "!reference") {
+				path = ".gitlab-ci.yml"
+			}
+			d := loadPipeline(path, []byte(c.src))
 			msgs := ""
 			for _, e := range d.Errors {
 				msgs += e.Message + "\n"

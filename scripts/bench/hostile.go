@@ -150,6 +150,23 @@ var hostileCases = []hostileCase{
 		b.WriteString("job:\n  script: *" + prev + "\n")
 		return b.String()
 	}},
+	// One large anchor used many times, and many GitLab !reference
+	// (review of issue 19: minutes and gigabytes before the text bound).
+	{"pipeline: a 400 KB anchor in 1,300 scripts", ".buildkite/g.yml", func(s int) string {
+		return "# mooncake\nx-a: &v |\n  echo " + strings.Repeat("y", 400000) + "\nsteps:\n" + strings.Repeat("  - command: [*v]\n", 1300)
+	}},
+	{"pipeline: an anchor of 20,000 build args in 200 actions", ".github/workflows/h.yml", func(s int) string {
+		return "# mooncake\nx-a: &v |\n" + strings.Repeat("    A=1\n", 20000) + "jobs:\n  j:\n    steps:\n" +
+			strings.Repeat("      - {uses: docker/build-push-action@v6, with: {build-args: *v}}\n", 200)
+	}},
+	{"pipeline: 24,000 GitLab !reference, 1 MB", ".gitlab-ci.yml", func(s int) string {
+		var b strings.Builder
+		b.WriteString("# mooncake\n.t: {script: [make]}\n")
+		for i := 0; b.Len() < 1<<20-64; i++ {
+			fmt.Fprintf(&b, "j%d: {script: !reference [.t, script]}\n", i)
+		}
+		return b.String()
+	}},
 	{"pipeline: nested flow mappings, 1 MB", ".buildkite/e.yml", func(s int) string { return "x: " + nested("{a: ", "1", "}", 1<<20-64) + "\n" }},
 	{"text: lone CRs", "ci/k.sh", func(s int) string { return fill("", "echo a\r", "", s) }},
 	{"text: invalid UTF-8 everywhere", "ci/l.sh", func(s int) string { return fill("", "echo \xff\xfe\n", "", s) }},
