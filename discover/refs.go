@@ -53,7 +53,7 @@ func pipelineRefs(root string, found []File, opts Options) []File {
 		if err != nil {
 			continue
 		}
-		refs := loader.PipelineRefs(p, src)
+		refs := loader.PipelineRefs(src)
 		if len(refs) > maxIncludes {
 			refs = refs[:maxIncludes] // GitLab's own limit per pipeline
 		}

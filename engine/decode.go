@@ -15,14 +15,20 @@ import (
 // escape (issue 13). Quote characters, "${" and "}" are dropped, escapes
 // are decoded, any other backslash is dropped.
 func looseDecode(src []byte) []byte {
+	dec := looseText(src)
 	if bytes.Contains(src, []byte("!!binary")) {
 		// YAML's !!binary is base64 a CI system decodes and runs.
-		dec := looseDecode(bytes.ReplaceAll(src, []byte("!!binary"), []byte("!!b")))
 		if dec == nil {
 			dec = bytes.Clone(src)
 		}
-		return append(dec, yamlBinaries(src)...)
+		dec = append(dec, yamlBinaries(src)...)
 	}
+	return dec
+}
+
+// looseText is looseDecode of the text's quotes, continuations and
+// escapes (nil when there are none).
+func looseText(src []byte) []byte {
 	if !bytes.ContainsAny(src, "\\\"'`${}") {
 		return nil
 	}

@@ -116,15 +116,22 @@ func (p *pipeLoad) keep(n int, at *yaml.Node) bool {
 	if p.kept <= maxPipelineText {
 		return true
 	}
-	if !p.textOver {
-		p.textOver = true
-		pos := p.idx.span(0, 0)
-		if at != nil {
-			pos = p.nodePos(at)
-		}
-		p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("the file's scripts and values (its aliases expanded) are over %d bytes, more than buildgate keeps of a pipeline (see docs/robustness.md): the rest is not read", maxPipelineText), Pos: pos})
-	}
+	p.passed(&p.textOver, at, fmt.Sprintf("the file's scripts and values (its aliases expanded) are over %d bytes, more than buildgate keeps of a pipeline (see docs/robustness.md): the rest is not read", maxPipelineText))
 	return false
+}
+
+// passed records, once per bound (its flag), that the file passed it: an
+// error at the node (the file's start when there is none).
+func (p *pipeLoad) passed(flag *bool, at *yaml.Node, msg string) {
+	if *flag {
+		return
+	}
+	*flag = true
+	pos := p.idx.span(0, 0)
+	if at != nil {
+		pos = p.nodePos(at)
+	}
+	p.doc.Errors = append(p.doc.Errors, Error{Message: msg, Pos: pos})
 }
 
 // pipelineSystem is the CI system a path names ("" for none).
@@ -288,8 +295,7 @@ func (p *pipeLoad) visit(n *yaml.Node, shell string) bool {
 	}
 	p.visits++
 	if p.visits > maxPipelineVisits {
-		p.over = true
-		p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("the file's aliases and nodes make over %d nodes to read, more than buildgate reads (see docs/robustness.md): the rest is not read", maxPipelineVisits), Pos: p.nodePos(n)})
+		p.passed(&p.over, n, fmt.Sprintf("the file's aliases and nodes make over %d nodes to read, more than buildgate reads (see docs/robustness.md): the rest is not read", maxPipelineVisits))
 		return false
 	}
 	k := seenKey{n, shell}
@@ -366,9 +372,18 @@ func (p *pipeLoad) mapping(n *yaml.Node, ctx pipeCtx) {
 	}
 	p.duplicates(n)
 	sys := p.doc.System
-	// What the mapping says of the shell of the scripts in it.
+	// What the mapping says of the shell of the scripts in it, and of
+	// the action a step uses.
+	var with *yaml.Node
+	uses := ""
 	for _, kv := range ps {
 		switch keyOf(kv[0]) {
+		case "with":
+			with = deref(kv[1])
+		case "uses":
+			if v := deref(kv[1]); v != nil && v.Kind == yaml.ScalarNode {
+				uses = v.Value
+			}
 		case "shell":
 			if sys == "github" || sys == "" {
 				if v := deref(kv[1]); v != nil && v.Kind == yaml.ScalarNode {
@@ -386,18 +401,6 @@ func (p *pipeLoad) mapping(n *yaml.Node, ctx pipeCtx) {
 		}
 	}
 	top := ctx.where == "" && (sys == "gitlab" || sys == "")
-	var with *yaml.Node
-	uses := ""
-	for _, kv := range ps {
-		switch keyOf(kv[0]) {
-		case "with":
-			with = deref(kv[1])
-		case "uses":
-			if v := deref(kv[1]); v != nil && v.Kind == yaml.ScalarNode {
-				uses = v.Value
-			}
-		}
-	}
 	for _, kv := range ps {
 		key := keyOf(kv[0])
 		where := key

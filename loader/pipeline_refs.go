@@ -16,7 +16,7 @@ import (
 // includes are not this repository's), GitHub's local actions and
 // reusable workflows (uses: ./path), and the files a Buildkite step
 // uploads (buildkite-agent pipeline upload FILE).
-func PipelineRefs(rel string, src []byte) []string {
+func PipelineRefs(src []byte) []string {
 	if len(src) > maxPipelineBytes {
 		return nil
 	}

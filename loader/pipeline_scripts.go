@@ -165,14 +165,8 @@ func (p *pipeLoad) full(n *yaml.Node) bool {
 	if p.words <= maxPipelineElements {
 		return false
 	}
-	if !p.over {
-		p.over = true
-		pos := p.idx.span(0, 0)
-		if n != nil {
-			pos = p.nodePos(n)
-		}
-		p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("the file has over %d elements (words, commands, variables), over buildgate's limit per pipeline: the rest is not read (see docs/robustness.md)", maxPipelineElements), Pos: pos})
-	}
+	// The walk's flag: past either bound, nothing more is read.
+	p.passed(&p.over, n, fmt.Sprintf("the file has over %d elements (words, commands, variables), over buildgate's limit per pipeline: the rest is not read (see docs/robustness.md)", maxPipelineElements))
 	return true
 }
 
