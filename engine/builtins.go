@@ -214,14 +214,25 @@ type sourcesKey struct{}
 
 // sources are the documents' texts during one run, with the answers the
 // builtins gave about each (kept: the streaming evaluation asks again in
-// every batch).
+// every batch). A text waiting to be parsed is read again when asked for
+// (loader.Lazy); the texts and word sets read last are kept within a
+// budget, so that what the builtins hold does not grow with the
+// repository.
 type sources struct {
-	raw      map[string][]byte
-	wordSets sync.Map
+	docs     map[string]loader.Document
+	texts    *lru[[]byte]
+	wordSets *lru[*wordSet]
 	answers  sync.Map
 	mu       sync.Mutex                       // guards contains
 	contains map[containsKey][]containsAnswer // source_contains' answers
 }
+
+// The budgets of the texts and word sets kept: a rule asks several
+// questions of one file in a row, and two workers convert at once.
+const (
+	textBudget = 4 << 20
+	wordBudget = 4 << 20
+)
 
 type containsKey struct {
 	path string
@@ -234,13 +245,38 @@ type containsAnswer struct {
 }
 
 func withSources(ctx context.Context, docs []loader.Document) context.Context {
-	s := &sources{raw: make(map[string][]byte, len(docs)), contains: map[containsKey][]containsAnswer{}}
+	s := &sources{docs: make(map[string]loader.Document, len(docs)), contains: map[containsKey][]containsAnswer{},
+		texts: newLRU[[]byte](textBudget), wordSets: newLRU[*wordSet](wordBudget)}
 	for _, d := range docs {
-		if src := d.DocSource(); src != nil {
-			s.raw[d.DocPath()] = src
-		}
+		s.docs[d.DocPath()] = d
 	}
 	return context.WithValue(ctx, sourcesKey{}, s)
+}
+
+// text is the source at path; false when there is none at hand (a file
+// that could not be read, or is not among the documents, as in policy
+// tests).
+func (s *sources) text(path string) ([]byte, bool) {
+	if s == nil {
+		return nil, false
+	}
+	d, ok := s.docs[path]
+	if !ok {
+		return nil, false
+	}
+	if _, waiting := d.(*loader.Lazy); !waiting {
+		src := d.DocSource()
+		return src, src != nil
+	}
+	if src, ok := s.texts.get(path); ok {
+		return src, true
+	}
+	src := d.DocSource()
+	if src == nil {
+		return nil, false
+	}
+	s.texts.put(path, src, len(src))
+	return src, true
 }
 
 // builtinSourceContains lets a policy skip, in one native scan, documents
@@ -259,11 +295,7 @@ func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter fu
 	if bctx.Context != nil {
 		s, _ = bctx.Context.Value(sourcesKey{}).(*sources)
 	}
-	raw, ok := []byte(nil), false
-	if s != nil {
-		raw, ok = s.raw[path]
-	}
-	if !ok {
+	if s == nil || s.docs[path] == nil {
 		return iter(ast.BooleanTerm(true))
 	}
 	// One answer per file and set of needles: the streaming evaluation
@@ -278,7 +310,18 @@ func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter fu
 		}
 	}
 	s.mu.Unlock()
-	low := s.lowered(path, raw)
+	raw, ok := s.text(path)
+	if !ok {
+		return iter(ast.BooleanTerm(true))
+	}
+	buf := haystacks.Get().(*[]byte)
+	low := appendHaystack((*buf)[:0], raw)
+	defer func() {
+		if cap(low) <= 4<<20 { // a pool of huge buffers would hold them
+			*buf = low[:0]
+			haystacks.Put(buf)
+		}
+	}()
 	found := false
 	var argErr error
 	arr.Until(func(t *ast.Term) bool {
@@ -301,16 +344,65 @@ func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter fu
 	return iter(ast.BooleanTerm(found))
 }
 
-// lowered is the source at path in lower case, followed by its loose
-// decoding (decode.go) when that differs: what an escape or a split word
-// spells is found as if written out. It is made anew for each question
-// not yet answered (answers are kept, per file and needles): kept, the
-// lowered copies of a large repository's files were a quarter of the
-// memory of a streaming run.
-func (s *sources) lowered(_ string, raw []byte) []byte {
-	low := bytes.ToLower(raw)
-	if dec := looseDecode(raw); dec != nil {
-		low = append(append(low, '\n'), bytes.ToLower(dec)...)
+// haystacks are the buffers source_contains searches, reused: a question
+// not yet answered lowers the whole file and its decoding, and a fresh
+// copy each time was a quarter of all the memory a run allocated.
+var haystacks = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// appendHaystack appends to dst the source in lower case, followed by its
+// loose decoding (decode.go) when that differs: what an escape or a split
+// word spells is found as if written out. It is made anew for each
+// question not yet answered (answers are kept, per file and needles):
+// kept, the lowered copies of a large repository's files were a quarter of
+// the memory of a streaming run.
+func appendHaystack(dst, raw []byte) []byte {
+	dst = appendLower(dst, raw)
+	mark := len(dst)
+	dst = append(dst, '\n')
+	dst, differs := appendLooseText(dst, raw)
+	binaries := bytes.Contains(raw, []byte("!!binary"))
+	switch {
+	case !differs && !binaries:
+		return dst[:mark]
+	case !differs:
+		// YAML's !!binary is base64 a CI system decodes and runs.
+		dst = append(dst[:mark+1], raw...)
 	}
-	return low
+	if binaries {
+		dst = append(dst, yamlBinaries(raw)...)
+	}
+	dec := dst[mark+1:]
+	if isASCII(dec) {
+		lowerASCII(dec)
+		return dst
+	}
+	return append(dst[:mark+1], bytes.ToLower(dec)...)
+}
+
+// appendLower appends s in lower case, as bytes.ToLower gives it.
+func appendLower(dst, s []byte) []byte {
+	if !isASCII(s) {
+		return append(dst, bytes.ToLower(s)...)
+	}
+	start := len(dst)
+	dst = append(dst, s...)
+	lowerASCII(dst[start:])
+	return dst
+}
+
+func isASCII(s []byte) bool {
+	for _, c := range s {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(s []byte) {
+	for i, c := range s {
+		if 'A' <= c && c <= 'Z' {
+			s[i] = c + 'a' - 'A'
+		}
+	}
 }

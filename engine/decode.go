@@ -29,10 +29,22 @@ func looseDecode(src []byte) []byte {
 // looseText is looseDecode of the text's quotes, continuations and
 // escapes (nil when there are none).
 func looseText(src []byte) []byte {
-	if !bytes.ContainsAny(src, "\\\"'`${}") {
+	out, differs := appendLooseText(make([]byte, 0, len(src)), src)
+	if !differs {
 		return nil
 	}
-	out := make([]byte, 0, len(src))
+	return out
+}
+
+// appendLooseText appends looseText's decoding of src to dst, and reports
+// whether it differs from src (when it does not, what was appended is src
+// or nothing).
+func appendLooseText(dst, src []byte) ([]byte, bool) {
+	if !bytes.ContainsAny(src, "\\\"'`${}") {
+		return dst, false
+	}
+	start := len(dst)
+	out := dst
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		switch c {
@@ -70,10 +82,7 @@ func looseText(src []byte) []byte {
 		}
 		out = append(out, c)
 	}
-	if bytes.Equal(out, src) {
-		return nil
-	}
-	return out
+	return out, !bytes.Equal(out[start:], src)
 }
 
 // decodeEscape reads the escape after a backslash: the rune it spells (-1

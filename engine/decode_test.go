@@ -55,3 +55,25 @@ func FuzzLooseDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHaystack: the haystack source_contains searches, built in a reused
+// buffer, is exactly the source in lower case followed, when its loose
+// decoding differs, by a line break and that decoding in lower case (the
+// copies it was made of before the buffer was reused).
+func FuzzHaystack(f *testing.F) {
+	for _, s := range []string{"FROM base\nRUN make\n", `RUN git clone https://x/Moon""Cake`, "a: !!binary bW9vbmNha2U=\n",
+		"ÄRG X=Moon\\\ncake", "\xff\xfeM\x00", `"\u0130"`, "İ", "!!binary", ""} {
+		f.Add([]byte(s), 0)
+	}
+	f.Fuzz(func(t *testing.T, src []byte, prefix int) {
+		want := bytes.ToLower(src)
+		if dec := looseDecode(src); dec != nil {
+			want = append(append(want, '\n'), bytes.ToLower(dec)...)
+		}
+		dst := bytes.Repeat([]byte("X"), prefix&63)
+		got := appendHaystack(dst, src)
+		if !bytes.Equal(got[:len(dst)], bytes.Repeat([]byte("X"), prefix&63)) || !bytes.Equal(got[len(dst):], want) {
+			t.Fatalf("appendHaystack(%q) = %q, want %q", src, got[len(dst):], want)
+		}
+	})
+}

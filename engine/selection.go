@@ -23,24 +23,31 @@ const maxSelectRounds = 8
 
 // DefaultBatchBytes is how much source text one evaluation holds converted
 // in full: the documents of a batch, as Rego values, are some sixty times
-// their text (positions are objects; measured on vLLM's Dockerfiles), so
-// 256 KB of sources is about 16 MB.
-const DefaultBatchBytes = 256 << 10
+// their text (positions are objects; measured on vLLM's Dockerfiles), and
+// evaluating them takes as much again, so 128 KB of sources is about
+// 20-40 MB live (256 KB peaked at 180 MB resident on 1,300 vLLM files,
+// 128 KB at 128 MB, for the same time).
+const DefaultBatchBytes = 128 << 10
 
-// maxBatches bounds the evaluations after the first: each one reads the
-// requirements files' stubs again (the pin rules follow -r), so their
-// number, not only their size, is a cost on a repository of thousands of
-// requirements files. Beyond it, batches grow instead: 10,000 files of the
-// fixture mix (7,000 selected, 2,500 requirements files) make batches of
-// about 500 KB.
-const maxBatches = 128
+// maxStubReads bounds how many requirements files' stubs the evaluations
+// after the first read in all: each one reads them again (the pin rules
+// follow -r), so on a repository of thousands of requirements files the
+// number of batches, not only their size, is a cost. Beyond it, batches
+// grow instead: 10,000 files of the fixture mix (7,000 selected, 2,500
+// requirements files) make 128 batches of about 500 KB. A repository
+// without requirements files has batches of DefaultBatchBytes, however
+// many.
+const (
+	maxStubReads = 320_000
+	minBatches   = 128
+)
 
 // firstBatch is how many batches' worth of documents the first batch keeps
 // from the selection, which converts them anyway: a repository whose
 // selected files fit (vLLM's 25, 250 KB) is converted once, in one
 // evaluation, as before streaming; a larger one pays a second parse and
 // conversion for the rest, batch by batch, to keep memory bounded.
-const firstBatch = 4
+const firstBatch = 2
 
 // stream evaluates the built-in pack (a selector, no user policy) over
 // the input without ever holding every document converted:
@@ -149,7 +156,7 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 		// stub), the others straight to their stub.
 		keep := map[int]bool{}
 		for _, i := range todo {
-			size := int64(len(in.Documents[i].DocSource()))
+			size := int64(loader.SourceSize(in.Documents[i]))
 			if e.OneEvaluation || kept+size <= firstBatch*batchBytes {
 				keep[i], kept = true, kept+size
 			}
@@ -210,8 +217,9 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 		}
 	}
 	// The batches, in document order within each. Each evaluation also
-	// reads every stub for the repository's facts, so a repository of many
-	// selected files gets larger batches rather than more of them.
+	// reads the stubs still kept (the requirements files'), so a
+	// repository of many requirements files gets larger batches rather
+	// than more of them (maxStubReads).
 	var first []int
 	var rest [][]int
 	var cur []int
@@ -219,16 +227,22 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 	left := int64(0)
 	for i := range in.Documents {
 		if selected[i] && whole[i] == nil {
-			left += int64(len(in.Documents[i].DocSource()))
+			left += int64(loader.SourceSize(in.Documents[i]))
 		}
 	}
-	batchBytes = max(batchBytes, left/maxBatches+1)
+	reqs := int64(0)
+	for i := range stubs {
+		if stubs[i] != nil {
+			reqs++
+		}
+	}
+	batchBytes = max(batchBytes, left/max(minBatches, maxStubReads/(reqs+1))+1)
 	for i := range in.Documents {
 		switch {
 		case !selected[i] || whole[i] != nil:
 			first = append(first, i)
 		default:
-			size := int64(len(in.Documents[i].DocSource()))
+			size := int64(loader.SourceSize(in.Documents[i]))
 			if len(cur) > 0 && curBytes+size > batchBytes {
 				rest, cur, curBytes = append(rest, cur), nil, 0
 			}
@@ -243,32 +257,9 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 	in0 := make([]bool, n)
 	repoLevel := map[string]bool{}
 	for _, batch := range batches {
-		var convert []int
-		for _, i := range batch {
-			in0[i] = true
-			if selected[i] && whole[i] == nil {
-				convert = append(convert, i)
-			}
-		}
-		if err := convertDocs(in.Documents, convert, whole); err != nil {
-			return nil, err
-		}
-		docs := make([]*ast.Term, 0, len(batch))
-		others := []*ast.Term{}
-		for i := range in.Documents {
-			switch {
-			case in0[i] && whole[i] != nil:
-				docs = append(docs, whole[i])
-			case in0[i]:
-				docs = append(docs, bare[i])
-			case stubs[i] != nil:
-				others = append(others, stubs[i])
-			}
-		}
-		fs, err := e.evalQueries(ctx, build(docs, others, facts), func(path string) bool {
-			i, ok := docPaths[path]
-			return !ok || in0[i]
-		})
+		fs, err := e.evalBatch(ctx, in.Documents, batch, batchState{selected: selected, whole: whole, bare: bare, stubs: stubs, in: in0}, func(docs, others []*ast.Term) ast.Value {
+			return build(docs, others, facts)
+		}, docPaths)
 		if err != nil {
 			return nil, err
 		}
@@ -282,10 +273,56 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 			}
 			out = append(out, f)
 		}
-		for _, i := range batch {
-			in0[i], whole[i] = false, nil
-		}
 	}
 	finding.Sort(out)
 	return out, nil
+}
+
+// batchState is the streaming evaluation's view of every document: which
+// were selected, their whole and bare forms, their stubs, and which are
+// in the batch being evaluated.
+type batchState struct {
+	selected []bool
+	whole    []*ast.Term
+	bare     []*ast.Term
+	stubs    []*ast.Term
+	in       []bool
+}
+
+// evalBatch converts the batch's selected documents, evaluates the batch
+// beside the others' stubs and lets the converted documents go before it
+// returns, so that nothing of one batch is alive while the next is
+// converted.
+func (e *Engine) evalBatch(ctx context.Context, all []loader.Document, batch []int, st batchState, build func(docs, others []*ast.Term) ast.Value, docPaths map[string]int) ([]finding.Finding, error) {
+	defer func() {
+		for _, i := range batch {
+			st.in[i], st.whole[i] = false, nil
+		}
+	}()
+	var convert []int
+	for _, i := range batch {
+		st.in[i] = true
+		if st.selected[i] && st.whole[i] == nil {
+			convert = append(convert, i)
+		}
+	}
+	if err := convertDocs(all, convert, st.whole); err != nil {
+		return nil, err
+	}
+	docs := make([]*ast.Term, 0, len(batch))
+	others := []*ast.Term{}
+	for i := range all {
+		switch {
+		case st.in[i] && st.whole[i] != nil:
+			docs = append(docs, st.whole[i])
+		case st.in[i]:
+			docs = append(docs, st.bare[i])
+		case st.stubs[i] != nil:
+			others = append(others, st.stubs[i])
+		}
+	}
+	return e.evalQueries(ctx, build(docs, others), func(path string) bool {
+		i, ok := docPaths[path]
+		return !ok || st.in[i]
+	})
 }

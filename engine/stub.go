@@ -256,6 +256,11 @@ func toStub(v reflect.Value, s *shape) (*ast.Term, error) {
 			}
 			out = append(out, x)
 		}
+		if len(out) == 0 {
+			// One shared empty array: most stages of a stub keep no
+			// instruction, and thousands of stubs are held at once.
+			return ast.InternedEmptyArray, nil
+		}
 		return ast.ArrayTerm(out...), nil
 	case reflect.Map:
 		if v.IsNil() || t.Key().Kind() != reflect.String {

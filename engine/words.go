@@ -17,10 +17,16 @@ type wordSet struct {
 	all, code, path map[string]bool
 }
 
-// words is the word set of the source at path.
-func (s *sources) words(path string, raw []byte) *wordSet {
-	if v, ok := s.wordSets.Load(path); ok {
-		return v.(*wordSet)
+// words is the word set of the source at path (false when the source is
+// not at hand). The sets made last are kept, within a budget: answers are
+// kept per question, so a set is needed again only for a new question.
+func (s *sources) words(path string) (*wordSet, bool) {
+	if ws, ok := s.wordSets.get(path); ok {
+		return ws, true
+	}
+	raw, ok := s.text(path)
+	if !ok {
+		return nil, false
 	}
 	ws := &wordSet{all: map[string]bool{}, code: map[string]bool{}, path: map[string]bool{}}
 	addWords(ws.path, []byte(strings.ToLower(path)))
@@ -29,8 +35,14 @@ func (s *sources) words(path string, raw []byte) *wordSet {
 	for _, line := range bytes.Split(stripBlockComments(low), []byte("\n")) {
 		addWords(ws.code, line[:codeEnd(line)])
 	}
-	v, _ := s.wordSets.LoadOrStore(path, ws)
-	return v.(*wordSet)
+	size := 0
+	for _, m := range []map[string]bool{ws.all, ws.code, ws.path} {
+		for w := range m {
+			size += len(w) + 48 // a map entry's share, roughly
+		}
+	}
+	s.wordSets.put(path, ws, size)
+	return ws, true
 }
 
 // codeEnd is where a line's comment starts (# or //, at the line's start
@@ -152,11 +164,7 @@ func wordsBuiltin(withPath bool) topdown.BuiltinFunc {
 		if bctx.Context != nil {
 			s, _ = bctx.Context.Value(sourcesKey{}).(*sources)
 		}
-		raw, ok := []byte(nil), false
-		if s != nil {
-			raw, ok = s.raw[path]
-		}
-		if !ok {
+		if s == nil || s.docs[path] == nil {
 			return iter(ast.BooleanTerm(true))
 		}
 		// One answer per file and question: a rule asks it for every
@@ -165,7 +173,10 @@ func wordsBuiltin(withPath bool) topdown.BuiltinFunc {
 		if v, ok := s.answers.Load(key); ok {
 			return iter(ast.BooleanTerm(v.(bool)))
 		}
-		ws := s.words(path, raw)
+		ws, ok := s.words(path)
+		if !ok {
+			return iter(ast.BooleanTerm(true))
+		}
 		if withPath {
 			ok = has(ws.all, exact, prefixes) || has(ws.path, exact, prefixes)
 		} else {

@@ -20,7 +20,7 @@ import (
 // installs it, a source build). Those are loaded as context: the policies
 // see them, their own findings are not reported. It returns the context
 // documents (none when the run covers the root or nothing is missing).
-func loadContext(ctx context.Context, o Options, loaded []loader.Document) ([]loader.Document, error) {
+func loadContext(ctx context.Context, o Options, loaded []loader.Document, again *loader.Loader) ([]loader.Document, error) {
 	if o.Suppress.Whole {
 		return nil, nil
 	}
@@ -47,7 +47,7 @@ func loadContext(ctx context.Context, o Options, loaded []loader.Document) ([]lo
 			rest = append(rest, f)
 		}
 	}
-	docs, _, err := loadFiles(ctx, o.Root, rest, nil, o.MaxFileSize, o.LazyParse, nil)
+	docs, _, err := loadFiles(ctx, o.Root, rest, nil, o.MaxFileSize, o.LazyParse, again, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -99,14 +99,26 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		total := len(files)
 		tick = func() { o.Progress("loading", int(done.Add(1)), total) }
 	}
-	docs, unreadable, err := loadFiles(ctx, o.Root, files, o.Config.RequiredFiles(), o.MaxFileSize, o.LazyParse, tick)
+	var again *loader.Loader
+	if o.LazyParse {
+		// Documents waiting to be parsed read their text again through
+		// it, so that no text is held for the whole run.
+		if again, err = loader.NewLoader(o.Root); err != nil {
+			return nil, err
+		}
+		defer func() { _ = again.Close() }()
+		if o.MaxFileSize > 0 {
+			again.MaxFileSize = o.MaxFileSize
+		}
+	}
+	docs, unreadable, err := loadFiles(ctx, o.Root, files, o.Config.RequiredFiles(), o.MaxFileSize, o.LazyParse, again, tick)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("loading the files did not finish within --timeout %s", o.Timeout)
 		}
 		return nil, err
 	}
-	contextDocs, err := loadContext(ctx, o, docs)
+	contextDocs, err := loadContext(ctx, o, docs, again)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("loading the files did not finish within --timeout %s", o.Timeout)
@@ -196,13 +208,14 @@ func Load(root string, files []discover.File, required []string, maxSize int64) 
 // LoadWithProgress is Load reporting each file done to progress (which
 // must be safe for concurrent use; nil for none).
 func LoadWithProgress(root string, files []discover.File, required []string, maxSize int64, progress func()) ([]loader.Document, []Unreadable, error) {
-	return loadFiles(context.Background(), root, files, required, maxSize, false, progress)
+	return loadFiles(context.Background(), root, files, required, maxSize, false, nil, progress)
 }
 
 // loadFiles is LoadWithProgress that gives up when ctx ends: it returns at
 // once, leaving a file being parsed to its worker (the process is about to
-// exit with an error).
-func loadFiles(ctx context.Context, root string, files []discover.File, required []string, maxSize int64, lazy bool, progress func()) ([]loader.Document, []Unreadable, error) {
+// exit with an error). With lazy, documents may wait to be parsed, reading
+// their text again through again (when not nil).
+func loadFiles(ctx context.Context, root string, files []discover.File, required []string, maxSize int64, lazy bool, again *loader.Loader, progress func()) ([]loader.Document, []Unreadable, error) {
 	work := append([]discover.File(nil), files...)
 	listed := map[string]bool{}
 	for _, f := range files {
@@ -239,7 +252,7 @@ func loadFiles(ctx context.Context, root string, files []discover.File, required
 		if maxSize > 0 {
 			l.MaxFileSize = maxSize
 		}
-		l.Lazy = lazy
+		l.Lazy, l.Again = lazy, again
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

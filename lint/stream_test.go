@@ -61,7 +61,7 @@ func TestStreamEquivalence(t *testing.T) {
 	oneBatch := *builtin(t)
 	oneBatch.BatchBytes = 1 << 40 // stubs and facts, one batch
 	each := *builtin(t)
-	each.BatchBytes = 1 // the smallest batches (one document each, up to engine.maxBatches)
+	each.BatchBytes = 1 // the smallest batches (one document each, within engine.maxStubReads)
 	mid := *builtin(t)
 	mid.BatchBytes = 16 << 10 // some kept from the selection, the rest in batches
 	for _, root := range roots {

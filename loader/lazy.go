@@ -2,6 +2,8 @@ package loader
 
 import (
 	"bytes"
+	"fmt"
+	"hash/maphash"
 	"sync"
 )
 
@@ -11,21 +13,61 @@ import (
 const maxLazyBytes = 256 << 10
 
 // Lazy is a document not parsed yet: its kind, path, suppressions and
-// source are known, its errors are those found without parsing (binary
+// size are known, its errors are those found without parsing (binary
 // content), and Parse parses it. The engine parses only the documents the
 // built-in rules read (issue 16: a file whose text cannot match anything
 // they look for is not parsed); everything else reaches the rules as
 // {kind, path, errors}.
 //
-// The parsed document is not kept: the engine converts it into the Rego
-// input and lets it go, so that the parsed and the converted forms of a
-// file are not both held until the run ends (a third of the peak heap on
-// 1,300 vLLM files). Only its errors are remembered.
+// Neither the parsed document nor, when it was read through a Loader, the
+// text is kept: the engine converts the document into the Rego input and
+// lets it go, and the text is read again from the root each time it is
+// asked for (DocSource), checked against the size and checksum of the
+// first read. So what a run holds for a file waiting to be parsed does not
+// grow with the file (the texts were the largest part of the memory of a
+// 10,000-file run). Only the errors are remembered.
 type Lazy struct {
 	Header
+	from *Loader // reads the text again; nil when the text is held
+	size int
+	sum  uint64
 	mu   sync.Mutex
 	errs []Error
+	// followed is, for a requirements file, what following its includes
+	// found (Loader.includes): a parse alone does not give it.
+	followed *followed
 }
+
+// followed is what following a requirements file's includes added to its
+// document: the includes found missing (by index) and the errors (cycles,
+// includes that could not be read).
+type followed struct {
+	missing []int
+	errs    []Error
+}
+
+// waitAgain turns a requirements document, parsed to follow its includes,
+// into one that waits like the others and reads its text again through
+// from; parsing it again gives the same document, what following its
+// includes found included.
+func waitAgain(d *RequirementsDocument, from *Loader) Document {
+	src := d.raw
+	errs := append([]Error{}, d.Errors...)
+	w := &Lazy{Header: d.Header, from: from, size: len(src), sum: maphash.Bytes(sumSeed, src), errs: errs}
+	w.src = nil
+	f := &followed{errs: errs[d.parsed:]}
+	for i, inc := range d.Includes {
+		if inc.Missing {
+			f.missing = append(f.missing, i)
+		}
+	}
+	w.followed = f
+	return w
+}
+
+// sumSeed keys the checksums of one process: a file read again must be
+// the file read first.
+var sumSeed = maphash.MakeSeed()
 
 // DocErrors implements Document: before parsing, what was found without
 // it; after, the parse's errors.
@@ -35,10 +77,54 @@ func (l *Lazy) DocErrors() []Error {
 	return l.errs
 }
 
+// DocSource implements Document: the text, read again when it is not
+// held; nil when it cannot be read again or is no longer what was read
+// first (the error is then one of the document's errors, so that BG001
+// reports the file: never a silent gap).
+func (l *Lazy) DocSource() []byte {
+	src, err := l.text()
+	if err != nil {
+		l.mu.Lock()
+		l.errs = []Error{{Message: err.Error(), Pos: Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}}}
+		l.mu.Unlock()
+		return nil
+	}
+	return src
+}
+
+func (l *Lazy) text() ([]byte, error) {
+	if l.from == nil {
+		return l.src, nil
+	}
+	src, err := l.from.read(l.Path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the file again: %s", describe(err))
+	}
+	if len(src) != l.size || maphash.Bytes(sumSeed, src) != l.sum {
+		return nil, fmt.Errorf("the file changed while buildgate was reading it (%d bytes, then %d): lint it again once nothing writes to it", l.size, len(src))
+	}
+	return src, nil
+}
+
 // Parse parses the document and returns it, without keeping it: each call
-// parses anew.
+// parses anew (and reads the text again when it is not held).
 func (l *Lazy) Parse() Document {
-	d := Parse(l.Kind, l.Path, l.src)
+	src, err := l.text()
+	var d Document
+	if err != nil {
+		d = Empty(l.Kind, l.Path)
+		addError(d, Error{Message: err.Error(), Pos: Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}})
+	} else {
+		d = Parse(l.Kind, l.Path, src)
+		if r, ok := d.(*RequirementsDocument); ok && l.followed != nil {
+			for _, i := range l.followed.missing {
+				if i < len(r.Includes) {
+					r.Includes[i].Missing = true
+				}
+			}
+			r.Errors = append(r.Errors, l.followed.errs...)
+		}
+	}
 	l.mu.Lock()
 	l.errs = d.DocErrors()
 	l.mu.Unlock()
@@ -48,14 +134,33 @@ func (l *Lazy) Parse() Document {
 // Prepare returns a Lazy document for a source, or the parsed document
 // when it cannot wait: requirements files (their includes are followed as
 // they load), files over maxLazyBytes, binary content (one error, no
-// parse either way), files past a bound counted before parsing.
+// parse either way), files past a bound counted before parsing. The Lazy
+// document holds the text (PrepareFrom does not).
 func Prepare(kind Kind, rel string, src []byte) Document {
+	return prepare(kind, rel, src, nil)
+}
+
+func prepare(kind Kind, rel string, src []byte, from *Loader) Document {
 	if kind == KindRequirements || len(src) > maxLazyBytes || bytes.IndexByte(src, 0) >= 0 || overBound(kind, src) {
 		return Parse(kind, rel, src)
 	}
-	l := &Lazy{Header: Header{Kind: kind, Path: rel, src: src}, errs: []Error{}}
+	l := &Lazy{Header: Header{Kind: kind, Path: rel}, errs: []Error{}, size: len(src)}
+	if from == nil {
+		l.src = src
+	} else {
+		l.from, l.sum = from, maphash.Bytes(sumSeed, src)
+	}
 	l.Suppressions = scanSuppressions(kind, bytes.TrimPrefix(src, utf8BOM))
 	return l
+}
+
+// SourceSize is the length of a document's text, without reading a
+// waiting document's text again.
+func SourceSize(d Document) int {
+	if l, ok := d.(*Lazy); ok {
+		return l.size
+	}
+	return len(d.DocSource())
 }
 
 // Outline is a document as far as the repository's facts need it: for a
@@ -66,7 +171,11 @@ func Prepare(kind Kind, rel string, src []byte) Document {
 // the document's turn comes, gives them.
 func Outline(d Document) Document {
 	if l, ok := d.(*Lazy); ok && l.Kind == KindDockerfile {
-		return loadDockerfileAs(l.Path, l.src, true)
+		src, err := l.text()
+		if err != nil {
+			return l.Parse()
+		}
+		return loadDockerfileAs(l.Path, src, true)
 	}
 	return Parsed(d)
 }

@@ -252,7 +252,12 @@ type Loader struct {
 	MaxFileSize int64
 	// Lazy lets documents wait to be parsed until read (Prepare).
 	Lazy bool
-	seen map[string]bool
+	// Again, with Lazy, is the loader through which a waiting document
+	// reads its text again when asked (it must stay open while the
+	// documents are in use, and may be shared: reading is safe for
+	// concurrent use); without it the documents hold their text.
+	Again *Loader
+	seen  map[string]bool
 }
 
 // NewLoader opens root for reading.
@@ -300,13 +305,21 @@ func (l *Loader) Load(rel string, kind Kind) ([]Document, error) {
 	l.seen[rel] = true
 	var doc Document
 	if l.Lazy {
-		doc = Prepare(kind, rel, src)
+		doc = prepare(kind, rel, src, l.Again)
 	} else {
 		doc = Parse(kind, rel, src)
 	}
 	docs := []Document{doc}
 	if req, ok := doc.(*RequirementsDocument); ok {
+		req.parsed, req.raw = len(req.Errors), src
 		docs = append(docs, l.includes(req, []string{rel})...)
+		if l.Lazy && l.Again != nil {
+			// Parsed to follow their includes, they wait like the
+			// others now, so that they are not held for the run.
+			for i, d := range docs {
+				docs[i] = waitAgain(d.(*RequirementsDocument), l.Again)
+			}
+		}
 	}
 	return docs, nil
 }
@@ -367,6 +380,7 @@ func (l *Loader) includes(root *RequirementsDocument, chain []string) []Document
 		}
 		l.seen[inc.Path] = true
 		sub := Parse(KindRequirements, inc.Path, src).(*RequirementsDocument)
+		sub.parsed, sub.raw = len(sub.Errors), src
 		out = append(out, sub)
 		onChain[inc.Path] = len(chain)
 		chain = append(chain, inc.Path)
