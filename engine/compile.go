@@ -174,6 +174,14 @@ func CompileWith(ctx context.Context, mods []Module, o Options) (*Engine, error)
 			}
 			e.facts = &fq
 		}
+		if len(c.GetRulesExact(ast.MustParseRef(NeedlesRef))) > 0 {
+			nq, err := rego.New(rego.Compiler(c), rego.Store(inmem.NewFromObject(data)), rego.Query("x = "+NeedlesRef),
+				rego.Runtime(Runtime(o.Version)), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+			if err != nil {
+				return nil, &CompileError{Errors: []string{err.Error()}}
+			}
+			e.needles = &nq
+		}
 	}
 	return e, nil
 }

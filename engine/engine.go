@@ -44,6 +44,10 @@ type Engine struct {
 	// facts, beside the selector, computes once over the selection what
 	// every batch of the streaming evaluation reads as input.facts.
 	facts *rego.PreparedEvalQuery
+	// needles, beside the selector, are the relevance questions the
+	// configuration alone decides, answered for every file in one pass
+	// before the selection (sources.prescan).
+	needles *rego.PreparedEvalQuery
 	// BatchBytes bounds the source text one evaluation holds converted
 	// (DefaultBatchBytes when 0); see stream.
 	BatchBytes int64
@@ -56,10 +60,12 @@ type Engine struct {
 }
 
 // SelectRef is the rule that narrows which documents are converted;
-// FactsRef the repository's facts the streaming evaluation computes once.
+// FactsRef the repository's facts the streaming evaluation computes once;
+// NeedlesRef the relevance questions it answers before the selection.
 const (
-	SelectRef = "data.buildgate.select.paths"
-	FactsRef  = "data.buildgate.select.facts"
+	SelectRef  = "data.buildgate.select.paths"
+	FactsRef   = "data.buildgate.select.facts"
+	NeedlesRef = "data.buildgate.select.needles"
 )
 
 type query struct {

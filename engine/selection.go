@@ -30,15 +30,15 @@ const maxSelectRounds = 8
 const DefaultBatchBytes = 128 << 10
 
 // maxStubReads bounds how many requirements files' stubs the evaluations
-// after the first read in all: each one reads them again (the pin rules
-// follow -r), so on a repository of thousands of requirements files the
-// number of batches, not only their size, is a cost. Beyond it, batches
-// grow instead: 10,000 files of the fixture mix (7,000 selected, 2,500
-// requirements files) make 128 batches of about 500 KB. A repository
-// without requirements files has batches of DefaultBatchBytes, however
-// many.
+// after the first read in all, beyond minBatches evaluations: each one
+// reads them again (the pin rules follow -r), so on a repository of many
+// requirements files the number of batches, not only their size, is a
+// cost. Beyond it, batches grow instead: 1,000 files of the fixture mix
+// (250 requirements files) make 128 batches, 10,000 (2,500) 128 batches of
+// about 500 KB. A repository with no requirements file or few has batches
+// of DefaultBatchBytes, however many (10,010 vLLM files: some 400).
 const (
-	maxStubReads = 320_000
+	maxStubReads = 32_000
 	minBatches   = 128
 )
 
@@ -128,6 +128,9 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		return rs, nil
+	}
+	if err := e.prescan(ctx, in.Documents, build); err != nil {
+		return nil, err
 	}
 	kept := int64(0)
 	for round := 0; round < maxSelectRounds; round++ {
@@ -325,4 +328,37 @@ func (e *Engine) evalBatch(ctx context.Context, all []loader.Document, batch []i
 		i, ok := docPaths[path]
 		return !ok || st.in[i]
 	})
+}
+
+// prescan answers the relevance questions the configuration alone decides
+// (data.buildgate.select.needles) for every document, in one pass over
+// each text on every core (sources.prescan), before the selection asks
+// them one at a time.
+func (e *Engine) prescan(ctx context.Context, docs []loader.Document, build func(docs, others []*ast.Term, facts *ast.Term) ast.Value) error {
+	s, _ := ctx.Value(sourcesKey{}).(*sources)
+	if e.needles == nil || s == nil {
+		return nil
+	}
+	rs, err := e.needles.Eval(ctx, rego.EvalParsedInput(build(nil, nil, nil)))
+	if err != nil && ctx.Err() != nil {
+		return &TimeoutError{Query: "the relevance questions", Err: ctx.Err()}
+	}
+	if err != nil {
+		return fmt.Errorf("the relevance questions: %w", err)
+	}
+	var needles []*ast.Array
+	if len(rs) > 0 {
+		v, err := ast.InterfaceToValue(rs[0].Bindings["x"])
+		if err != nil {
+			return err
+		}
+		if set, ok := v.(*ast.Array); ok {
+			set.Foreach(func(t *ast.Term) {
+				if a, ok := t.Value.(*ast.Array); ok {
+					needles = append(needles, a)
+				}
+			})
+		}
+	}
+	return s.prescan(docs, needles)
 }

@@ -47,3 +47,22 @@ facts := {
 		pin.named_by_build_file(f)
 	],
 }
+
+# needles are the arrays of strings the relevance questions
+# (buildgate.source_contains) ask of every file, as far as they depend on
+# the configuration alone. The streaming evaluation answers them for every
+# file in one pass over its text, on every core, before the selection
+# (each answer is the builtin's own, kept per file and needles), so that
+# the selection, which runs on one, does not read and lower each file once
+# per question. A question missing here is still answered when asked.
+needles contains sb.base_needles(m) if some m in lib.migrations
+
+needles contains m.requirements if {
+	some m in lib.migrations
+	count(object.get(m, "requirements", [])) > 0
+}
+
+needles contains [f] if {
+	some m in lib.migrations
+	some f in object.get(m, "requirements", [])
+}
