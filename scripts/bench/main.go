@@ -33,7 +33,7 @@ import (
 
 func main() {
 	sizes := flag.String("sizes", "100,1000,10000", "repository sizes in files, comma-separated")
-	vllm := flag.Bool("vllm", false, "also measure copies of ../shared/corpus/vllm/latest/docker (-vllm-copies)")
+	vllm := flag.Bool("vllm", true, "also measure copies of ../shared/corpus/vllm/latest/docker (-vllm-copies), when ../shared is there")
 	var repos repoFlags
 	flag.Var(&repos, "repo", "also measure a checkout, as NAME=DIR (repeatable; e.g. a snapshot of kvcache-ai/Mooncake)")
 	vllmCopies := flag.String("vllm-copies", "100,770", "with -vllm: how many copies of vLLM's docker/ (13 files each: 1,300 and 10,010 files)")
@@ -76,6 +76,8 @@ func main() {
 	}
 	var roots []string
 	var names []string
+	copiesOf := map[int]int{} // root index -> copies of vLLM's docker/
+	got := results{mooncake: -1}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		check(err)
@@ -93,6 +95,7 @@ func main() {
 				for i := 0; i < n; i++ {
 					copyDir(src, filepath.Join(root, fmt.Sprintf("c%03d", i), "docker"))
 				}
+				copiesOf[len(roots)] = n
 				roots, names = append(roots, root), append(names, fmt.Sprintf("vLLM docker/ x%d", n))
 			}
 		} else {
@@ -104,6 +107,9 @@ func main() {
 		if !ok || !exists(dir) {
 			fmt.Fprintf(os.Stderr, "bench: -repo %q: want NAME=DIR of an existing directory\n", r)
 			os.Exit(2)
+		}
+		if strings.EqualFold(name, "mooncake") {
+			got.mooncake = len(roots)
 		}
 		roots, names = append(roots, dir), append(names, name)
 	}
@@ -123,10 +129,12 @@ func main() {
 		}
 		lo, med, rss := min30(bin, "lint", "--root", after, "--format", "json", "--output", filepath.Join(work, "out.json"))
 		fmt.Printf("the four vLLM files after the migration: %.3f s min, %.3f s median of 30 runs, %.0f MB peak", lo.Seconds(), med.Seconds(), rss)
+		got.four = lo
 		if conftest != "" {
 			clo, cmed, crss := min30(conftest, "test", "--no-color", "-p", conftestPol,
 				filepath.Join(after, "docker", "Dockerfile.rocm"), filepath.Join(after, "docker", "ci-rocm.hcl"))
 			fmt.Printf("; conftest on the two it can read: %.3f s min, %.3f s median, %.0f MB (buildgate / conftest %.2f)", clo.Seconds(), cmed.Seconds(), crss, lo.Seconds()/clo.Seconds())
+			got.fourConftest = clo
 		}
 		fmt.Print("\n\n")
 	}
@@ -136,19 +144,25 @@ func main() {
 		lw, lm := best(*runs, bin, "lint", "--root", root, "--format", "json", "--output", filepath.Join(work, "out.json"), "--fail-on", "never")
 		pw, pm := best(*runs, self, "-parse-only", root)
 		cf := "- | - | -"
+		r := row{name: names[i], copies: copiesOf[i], files: files, lint: lw, lintRSS: lm, parse: pw}
 		if conftest != "" {
 			cw, cm := best(*runs, conftest, "test", "--no-color", "-p", conftestPol, root)
 			cf = fmt.Sprintf("%.3f s | %.0f MB | %.2f", cw.Seconds(), cm, lw.Seconds()/cw.Seconds())
+			r.conftest = cw
 			if conftestFails(conftest, conftestPol, root) {
 				// It stopped at a file it cannot parse (Mooncake's
 				// .devcontainer JSON with comments): its time is no
 				// comparison.
 				cf = "failed | - | -"
+				r.conftest = 0
 			}
 		}
+		got.rows = append(got.rows, r)
 		fmt.Printf("| %s | %d | %.1f | %.3f s | %.0f | %.0f MB | %.3f s | %.0f MB | %.2f | %s |\n",
 			names[i], files, float64(bytes)/1e6, lw.Seconds(), float64(files)/lw.Seconds(), lm, pw.Seconds(), pm, lw.Seconds()/pw.Seconds(), cf)
 	}
+	fmt.Println()
+	got.print(os.Stdout)
 }
 
 // conftestFails reports whether conftest stops with an error on root
