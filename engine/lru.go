@@ -18,6 +18,10 @@ type lru[V any] struct {
 	items  map[string]*list.Element
 }
 
+// lruEntryCost is what an entry costs besides its value: the list
+// element, the map slot and the key, roughly.
+const lruEntryCost = 128
+
 type lruEntry[V any] struct {
 	key  string
 	val  V
@@ -42,6 +46,9 @@ func (c *lru[V]) get(key string) (V, bool) {
 // put keeps val unless it is larger than the whole budget, dropping the
 // values used least recently to make room.
 func (c *lru[V]) put(key string, val V, size int) {
+	// Each entry costs its bookkeeping too, so that empty values (empty
+	// files) cannot pile up without bound (review of issue 16).
+	size += lruEntryCost
 	if size > c.budget {
 		return
 	}

@@ -92,9 +92,12 @@ func (l *Lazy) DocSource() []byte {
 	return src
 }
 
+// text is the document's text as a parsed document's DocSource gives it:
+// without a byte order mark (the builtins read a comment at the start of
+// the file as one).
 func (l *Lazy) text() ([]byte, error) {
 	if l.from == nil {
-		return l.src, nil
+		return bytes.TrimPrefix(l.src, utf8BOM), nil
 	}
 	src, err := l.from.read(l.Path)
 	if err != nil {
@@ -103,7 +106,7 @@ func (l *Lazy) text() ([]byte, error) {
 	if len(src) != l.size || maphash.Bytes(sumSeed, src) != l.sum {
 		return nil, fmt.Errorf("the file changed while buildgate was reading it (%d bytes, then %d): lint it again once nothing writes to it", l.size, len(src))
 	}
-	return src, nil
+	return bytes.TrimPrefix(src, utf8BOM), nil
 }
 
 // Parse parses the document and returns it, without keeping it: each call

@@ -68,6 +68,15 @@ func TestHostileInputs(t *testing.T) {
 			code: 1, want: []string{"ci.sh:2:9: error: ci.sh: the file is not valid UTF-8 here", "ci.sh:3:1: error: `MOONCAKE_BRANCH`"}},
 		{name: "UTF-8 BOM: read, columns after it", files: map[string]string{"Dockerfile": "\ufeffFROM base AS mooncake_build\n"},
 			code: 1, want: []string{"Dockerfile:1:14: error: stage `mooncake_build`", "1 finding"}},
+		// Review of issue 16: a waiting document gave the builtins its text
+		// with the BOM, so "# cuda" on the first line read as code (another
+		// platform) and the syntax error's BG001 was dropped; the same BOM
+		// hid a Dockerfile's clone-and-build (BG104).
+		{name: "UTF-8 BOM before a comment naming another platform", files: map[string]string{
+			"requirements/extra.txt": "\ufeff# cuda extras\nmooncake-transfer-engine>=0.3.13 ; python_version ~~ \"3\"\n",
+			"requirements/rocm.txt":  "mooncake-transfer-engine-rocm>=0.3.13\n",
+			"Dockerfile":             "\ufeff# cuda\nFROM x\nRUN git clone https://github.com/kvcache-ai/Mooncake && cd Mooncake && make\n",
+		}, code: 1, want: []string{"requirements/extra.txt:2:", "BG001", "Dockerfile:3:", "BG104"}},
 		{name: "CRLF line endings", files: map[string]string{"Dockerfile": "FROM a\r\n# x\r\nARG MOONCAKE_BRANCH\r\n", "docker/ci.hcl": "x = 1\r\nvariable \"MOONCAKE_REPO\" {\r\n}\r\n"},
 			code: 1, want: []string{"Dockerfile:3:5: error: `MOONCAKE_BRANCH`", "docker/ci.hcl:2:10: error: `MOONCAKE_REPO`"}},
 		// Syntax errors are reported where they could hide the source
