@@ -46,22 +46,23 @@ type followed struct {
 	errs    []Error
 }
 
-// waitAgain turns a requirements document, parsed to follow its includes,
-// into one that waits like the others and reads its text again through
-// from; parsing it again gives the same document, what following its
-// includes found included.
-func waitAgain(d *RequirementsDocument, from *Loader) Document {
-	src := d.raw
-	errs := append([]Error{}, d.Errors...)
-	w := &Lazy{Header: d.Header, from: from, size: len(src), sum: maphash.Bytes(sumSeed, src), errs: errs}
-	w.src = nil
-	f := &followed{errs: errs[d.parsed:]}
-	for i, inc := range d.Includes {
-		if inc.Missing {
-			f.missing = append(f.missing, i)
+// waitAgain turns a document parsed at once into one that waits like the
+// others and reads its text (raw, as read) again through from: parsing it
+// again gives the same document, with, for a requirements file, what
+// following its includes found.
+func waitAgain(d Document, raw []byte, from *Loader) Document {
+	h := Header{Kind: d.DocKind(), Path: d.DocPath(), Suppressions: d.DocSuppressions()}
+	errs := append([]Error{}, d.DocErrors()...)
+	w := &Lazy{Header: h, from: from, size: len(raw), sum: maphash.Bytes(sumSeed, raw), errs: errs}
+	if r, ok := d.(*RequirementsDocument); ok {
+		f := &followed{errs: errs[r.parsed:]}
+		for i, inc := range r.Includes {
+			if inc.Missing {
+				f.missing = append(f.missing, i)
+			}
 		}
+		w.followed = f
 	}
-	w.followed = f
 	return w
 }
 

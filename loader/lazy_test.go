@@ -124,3 +124,31 @@ func TestWaitingDocumentsReadAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeRequirementsStayParsed: a requirements file past maxLazyBytes
+// is held parsed, not read and parsed again (its parse is what a hostile
+// file makes costly: parsing a 10 MB one twice more doubled its time).
+func TestLargeRequirementsStayParsed(t *testing.T) {
+	big := strings.Repeat("numpy\n", maxLazyBytes/6+1)
+	dir := writeTree(t, map[string]string{"requirements.txt": big, "small.txt": "numpy\n"})
+	l, err := NewLoader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	again, err := NewLoader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	l.Lazy, l.Again = true, again
+	for path, wantWaiting := range map[string]bool{"requirements.txt": false, "small.txt": true} {
+		ds, err := l.Load(path, KindRequirements)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, waiting := ds[0].(*Lazy); waiting != wantWaiting {
+			t.Errorf("%s: waiting %v, want %v", path, waiting, wantWaiting)
+		}
+	}
+}

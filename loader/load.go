@@ -313,11 +313,17 @@ func (l *Loader) Load(rel string, kind Kind) ([]Document, error) {
 	if req, ok := doc.(*RequirementsDocument); ok {
 		req.parsed, req.raw = len(req.Errors), src
 		docs = append(docs, l.includes(req, []string{rel})...)
-		if l.Lazy && l.Again != nil {
-			// Parsed to follow their includes, they wait like the
-			// others now, so that they are not held for the run.
-			for i, d := range docs {
-				docs[i] = waitAgain(d.(*RequirementsDocument), l.Again)
+	}
+	if l.Lazy && l.Again != nil {
+		// Requirements files, parsed at once to follow their includes,
+		// wait like the others now, so that they are not held for the
+		// run. A large file (past maxLazyBytes), requirements or not, is
+		// held parsed: parsing it again, once for the repository's facts
+		// and once in its batch, doubled the time of the hostile cases.
+		for i, d := range docs {
+			r, ok := d.(*RequirementsDocument)
+			if ok && len(r.raw) <= maxLazyBytes && bytes.IndexByte(r.raw, 0) < 0 {
+				docs[i] = waitAgain(r, r.raw, l.Again)
 			}
 		}
 	}
