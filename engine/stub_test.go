@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/buildgate/buildgate/loader"
@@ -58,13 +59,108 @@ func TestToStubIsThePrunedDocument(t *testing.T) {
 			if want.Value.Compare(outlined.Value) != 0 {
 				t.Errorf("%s: the outline's stub differs:\n%v\n%v", p, outlined, want)
 			}
+			// A requirements file waiting to be parsed again (read through
+			// a loader, its includes followed) keeps its outline from the
+			// parse that followed them: the same stub as its full parse.
+			if kind == loader.KindRequirements {
+				l, err := loader.NewLoader(root)
+				if err != nil {
+					t.Fatal(err)
+				}
+				again, err := loader.NewLoader(root)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l.Lazy, l.Again = true, again
+				ds, err := l.Load(filepath.ToSlash(rel), kind)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, waiting := ds[0].(*loader.Lazy); !waiting {
+					t.Errorf("%s: %T, want a document waiting to be parsed", p, ds[0])
+				}
+				kept, err := toStub(reflect.ValueOf(loader.Outline(ds[0])), shapeOf(shapes, string(kind)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				full, err := toStub(reflect.ValueOf(loader.Parsed(ds[0])), shapeOf(shapes, string(kind)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if full.Value.Compare(kept.Value) != 0 {
+					t.Errorf("%s: the kept outline's stub differs:\n%v\n%v", p, kept, full)
+				}
+				_ = l.Close()
+				_ = again.Close()
+				kinds["requirements (waiting)"]++
+			}
 			kinds[kind]++
 			return nil
 		})
 	}
+	if kinds["requirements (waiting)"] == 0 {
+		t.Errorf("no waiting requirements file compared: %v", kinds)
+	}
 	for _, k := range []loader.Kind{loader.KindDockerfile, loader.KindHCL, loader.KindRequirements, loader.KindShell} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s compared: %v", k, kinds)
+		}
+	}
+}
+
+// TestWaitingRequirementsOutline: the outline a waiting requirements file
+// keeps has the stub of its full parse, with options, hashes, includes
+// (one missing) and errors.
+func TestWaitingRequirementsOutline(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"requirements/rocm.txt": "--pre\n--index-url https://example.org/simple\n-r common.txt\n-c missing.txt\n" +
+			"mooncake-transfer-engine-rocm>=0.3.13 --hash=sha256:" + strings.Repeat("a", 64) + "\nBad Name !!\n",
+		"requirements/common.txt": "Numpy_Extra[x]==2.*\n",
+	}
+	for p, s := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := loader.NewLoader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	again, err := loader.NewLoader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	l.Lazy, l.Again = true, again
+	ds, err := l.Load("requirements/rocm.txt", loader.KindRequirements)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shapes := stubShapesFor(func(ast.Value) bool { return false })
+	for _, d := range ds {
+		kept, err := toStub(reflect.ValueOf(loader.Outline(d)), shapeOf(shapes, "requirements"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := toStub(reflect.ValueOf(loader.Parsed(d)), shapeOf(shapes, "requirements"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full.Value.Compare(kept.Value) != 0 {
+			t.Errorf("%s: the kept outline's stub differs:\n%v\n%v", d.DocPath(), kept, full)
+		}
+		if d.DocPath() == "requirements/rocm.txt" {
+			for _, want := range []string{`"name": "pre"`, `"name": "index-url"`, "sha256:", "requirements/missing.txt", `"errors": [{`} {
+				if !strings.Contains(full.String(), want) {
+					t.Errorf("the stub lacks %s, so the comparison proves little: %v", want, full)
+				}
+			}
 		}
 	}
 }

@@ -36,6 +36,11 @@ type Lazy struct {
 	// followed is, for a requirements file, what following its includes
 	// found (Loader.includes): a parse alone does not give it.
 	followed *followed
+	// outline is, for a requirements file, what the repository's facts
+	// read of it (its includes, its packages' names and hashes, its
+	// options' names), kept from the parse that followed its includes so
+	// that the selection need not parse it again (Outline).
+	outline *RequirementsDocument
 }
 
 // followed is what following a requirements file's includes added to its
@@ -62,6 +67,18 @@ func waitAgain(d Document, raw []byte, from *Loader) Document {
 			}
 		}
 		w.followed = f
+		o := &RequirementsDocument{Header: h, Requirements: make([]Requirement, len(r.Requirements)),
+			Options: make([]Flag, len(r.Options)), Includes: make([]Include, len(r.Includes)), Errors: errs}
+		for i, q := range r.Requirements {
+			o.Requirements[i] = Requirement{Normalized: q.Normalized, Hashes: q.Hashes}
+		}
+		for i, f := range r.Options {
+			o.Options[i] = Flag{Name: f.Name}
+		}
+		for i, inc := range r.Includes {
+			o.Includes[i] = Include{Kind: inc.Kind, Path: inc.Path, Missing: inc.Missing}
+		}
+		w.outline = o
 	}
 	return w
 }
@@ -170,10 +187,14 @@ func SourceSize(d Document) int {
 // Outline is a document as far as the repository's facts need it: for a
 // Dockerfile waiting to be parsed, its stages and instructions without
 // what its RUNs hold (their scripts, mounts and heredocs are most of the
-// parse, and only the document's own findings read them); any other as
-// Parsed gives it. Its errors are not remembered: the full parse, when
+// parse, and only the document's own findings read them); for a waiting
+// requirements file, what was kept of it when its includes were followed;
+// any other as Parsed gives it. Its errors are not remembered: the full parse, when
 // the document's turn comes, gives them.
 func Outline(d Document) Document {
+	if l, ok := d.(*Lazy); ok && l.outline != nil {
+		return l.outline
+	}
 	if l, ok := d.(*Lazy); ok && l.Kind == KindDockerfile {
 		src, err := l.text()
 		if err != nil {
