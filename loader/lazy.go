@@ -37,10 +37,34 @@ type Lazy struct {
 	// found (Loader.includes): a parse alone does not give it.
 	followed *followed
 	// outline is, for a requirements file, what the repository's facts
-	// read of it (its includes, its packages' names and hashes, its
-	// options' names), kept from the parse that followed its includes so
-	// that the selection need not parse it again (Outline).
-	outline *RequirementsDocument
+	// read of it, kept from the parse that followed its includes so that
+	// the selection need not parse it again (Outline).
+	outline *reqOutline
+}
+
+// reqOutline is what the repository's facts read of a requirements file
+// (its includes, its packages' names and hashes, its options' names), in
+// a compact form: a RequirementsDocument of it is made when asked.
+type reqOutline struct {
+	normalized []string
+	hashes     map[int][]Word // by requirement, for the few that have any
+	options    []string
+	includes   []Include // kind, path and missing alone
+}
+
+func (o *reqOutline) document(h Header, errs []Error) *RequirementsDocument {
+	d := &RequirementsDocument{Header: h, Requirements: make([]Requirement, len(o.normalized)),
+		Options: make([]Flag, len(o.options)), Includes: o.includes, Errors: errs}
+	for i, n := range o.normalized {
+		d.Requirements[i] = Requirement{Normalized: n, Hashes: o.hashes[i]}
+		if d.Requirements[i].Hashes == nil {
+			d.Requirements[i].Hashes = []Word{}
+		}
+	}
+	for i, n := range o.options {
+		d.Options[i] = Flag{Name: n}
+	}
+	return d
 }
 
 // followed is what following a requirements file's includes added to its
@@ -67,16 +91,22 @@ func waitAgain(d Document, raw []byte, from *Loader) Document {
 			}
 		}
 		w.followed = f
-		o := &RequirementsDocument{Header: h, Requirements: make([]Requirement, len(r.Requirements)),
-			Options: make([]Flag, len(r.Options)), Includes: make([]Include, len(r.Includes)), Errors: errs}
+		o := &reqOutline{normalized: make([]string, len(r.Requirements)), options: make([]string, len(r.Options)),
+			includes: make([]Include, len(r.Includes))}
 		for i, q := range r.Requirements {
-			o.Requirements[i] = Requirement{Normalized: q.Normalized, Hashes: q.Hashes}
+			o.normalized[i] = q.Normalized
+			if len(q.Hashes) > 0 {
+				if o.hashes == nil {
+					o.hashes = map[int][]Word{}
+				}
+				o.hashes[i] = q.Hashes
+			}
 		}
 		for i, f := range r.Options {
-			o.Options[i] = Flag{Name: f.Name}
+			o.options[i] = f.Name
 		}
 		for i, inc := range r.Includes {
-			o.Includes[i] = Include{Kind: inc.Kind, Path: inc.Path, Missing: inc.Missing}
+			o.includes[i] = Include{Kind: inc.Kind, Path: inc.Path, Missing: inc.Missing}
 		}
 		w.outline = o
 	}
@@ -193,7 +223,7 @@ func SourceSize(d Document) int {
 // the document's turn comes, gives them.
 func Outline(d Document) Document {
 	if l, ok := d.(*Lazy); ok && l.outline != nil {
-		return l.outline
+		return l.outline.document(l.Header, l.DocErrors())
 	}
 	if l, ok := d.(*Lazy); ok && l.Kind == KindDockerfile {
 		src, err := l.text()
