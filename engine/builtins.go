@@ -227,10 +227,13 @@ type sources struct {
 }
 
 // The budgets of the texts and word sets kept: a rule asks several
-// questions of one file in a row, and two workers convert at once.
+// questions of one file in a row, and two workers convert at once. The
+// answers are kept apart (per file and question), so a larger budget buys
+// little: 4 MB each was 20 MB more resident memory on 1,300 vLLM files
+// than 1 MB, for 4% less CPU on the fixture mix.
 const (
-	textBudget = 4 << 20
-	wordBudget = 4 << 20
+	textBudget = 1 << 20
+	wordBudget = 1 << 20
 )
 
 type containsKey struct {

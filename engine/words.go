@@ -38,7 +38,7 @@ func (s *sources) words(path string) (*wordSet, bool) {
 	size := 0
 	for _, m := range []map[string]bool{ws.all, ws.code, ws.path} {
 		for w := range m {
-			size += len(w) + 48 // a map entry's share, roughly
+			size += len(w) + 80 // a map entry's share, roughly (three maps)
 		}
 	}
 	s.wordSets.put(path, ws, size)

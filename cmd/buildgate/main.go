@@ -109,5 +109,6 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 }
 
 func main() {
+	setMemoryLimit(os.Getenv)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
