@@ -17,19 +17,11 @@ import (
 // that cannot concern it: the source-build rules look closely only at
 // files that mention the package's names, arguments or repositories.
 func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
-	path, err := stringArg(ops[0], 1)
+	path, arr, s, err := sourceQuestion(bctx, ops)
 	if err != nil {
 		return err
 	}
-	arr, ok := ops[1].Value.(*ast.Array)
-	if !ok {
-		return fmt.Errorf("operand 2 must be an array of strings, got %s", ast.ValueName(ops[1].Value))
-	}
-	var s *sources
-	if bctx.Context != nil {
-		s, _ = bctx.Context.Value(sourcesKey{}).(*sources)
-	}
-	if s == nil || s.docs[path] == nil {
+	if s == nil {
 		return iter(ast.BooleanTerm(true))
 	}
 	found, ok, err := s.answer(path, arr)
@@ -37,6 +29,28 @@ func builtinSourceContains(bctx topdown.BuiltinContext, ops []*ast.Term, iter fu
 		return err
 	}
 	return iter(ast.BooleanTerm(found || !ok))
+}
+
+// sourceQuestion reads a source builtin's operands (a path and an array
+// of strings) and the run's sources; nil sources when the document at path
+// is not at hand (policy tests), where the builtins answer true.
+func sourceQuestion(bctx topdown.BuiltinContext, ops []*ast.Term) (string, *ast.Array, *sources, error) {
+	path, err := stringArg(ops[0], 1)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	arr, ok := ops[1].Value.(*ast.Array)
+	if !ok {
+		return "", nil, nil, fmt.Errorf("operand 2 must be an array of strings, got %s", ast.ValueName(ops[1].Value))
+	}
+	var s *sources
+	if bctx.Context != nil {
+		s, _ = bctx.Context.Value(sourcesKey{}).(*sources)
+	}
+	if s == nil || s.docs[path] == nil {
+		return path, arr, nil, nil
+	}
+	return path, arr, s, nil
 }
 
 // answer is source_contains' answer for the file at path (ok false when

@@ -260,9 +260,37 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 	in0 := make([]bool, n)
 	repoLevel := map[string]bool{}
 	for _, batch := range batches {
-		fs, err := e.evalBatch(ctx, in.Documents, batch, batchState{selected: selected, whole: whole, bare: bare, stubs: stubs, in: in0}, func(docs, others []*ast.Term) ast.Value {
-			return build(docs, others, facts)
-		}, docPaths)
+		var convert []int
+		for _, i := range batch {
+			in0[i] = true
+			if selected[i] && whole[i] == nil {
+				convert = append(convert, i)
+			}
+		}
+		if err := convertDocs(in.Documents, convert, whole); err != nil {
+			return nil, err
+		}
+		docs := make([]*ast.Term, 0, len(batch))
+		others := []*ast.Term{}
+		for i := range in.Documents {
+			switch {
+			case in0[i] && whole[i] != nil:
+				docs = append(docs, whole[i])
+			case in0[i]:
+				docs = append(docs, bare[i])
+			case stubs[i] != nil:
+				others = append(others, stubs[i])
+			}
+		}
+		fs, err := e.evalQueries(ctx, build(docs, others, facts), func(path string) bool {
+			i, ok := docPaths[path]
+			return !ok || in0[i]
+		})
+		// The batch's documents go now; OPA's pools may hold them
+		// through one more collection, which the smaller batches allow for.
+		for _, i := range batch {
+			in0[i], whole[i] = false, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -279,55 +307,6 @@ func (e *Engine) stream(ctx context.Context, in Input, batchBytes int64) ([]find
 	}
 	finding.Sort(out)
 	return out, nil
-}
-
-// batchState is the streaming evaluation's view of every document: which
-// were selected, their whole and bare forms, their stubs, and which are
-// in the batch being evaluated.
-type batchState struct {
-	selected []bool
-	whole    []*ast.Term
-	bare     []*ast.Term
-	stubs    []*ast.Term
-	in       []bool
-}
-
-// evalBatch converts the batch's selected documents, evaluates the batch
-// beside the others' stubs and lets the converted documents go before it
-// returns, so that nothing of one batch is alive while the next is
-// converted.
-func (e *Engine) evalBatch(ctx context.Context, all []loader.Document, batch []int, st batchState, build func(docs, others []*ast.Term) ast.Value, docPaths map[string]int) ([]finding.Finding, error) {
-	defer func() {
-		for _, i := range batch {
-			st.in[i], st.whole[i] = false, nil
-		}
-	}()
-	var convert []int
-	for _, i := range batch {
-		st.in[i] = true
-		if st.selected[i] && st.whole[i] == nil {
-			convert = append(convert, i)
-		}
-	}
-	if err := convertDocs(all, convert, st.whole); err != nil {
-		return nil, err
-	}
-	docs := make([]*ast.Term, 0, len(batch))
-	others := []*ast.Term{}
-	for i := range all {
-		switch {
-		case st.in[i] && st.whole[i] != nil:
-			docs = append(docs, st.whole[i])
-		case st.in[i]:
-			docs = append(docs, st.bare[i])
-		case st.stubs[i] != nil:
-			others = append(others, st.stubs[i])
-		}
-	}
-	return e.evalQueries(ctx, build(docs, others), func(path string) bool {
-		i, ok := docPaths[path]
-		return !ok || st.in[i]
-	})
 }
 
 // prescan answers the relevance questions the configuration alone decides

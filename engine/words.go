@@ -131,13 +131,9 @@ func has(set map[string]bool, exact, prefixes []string) bool {
 // (the code alone).
 func wordsBuiltin(withPath bool) topdown.BuiltinFunc {
 	return func(bctx topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
-		path, err := stringArg(ops[0], 1)
+		path, arr, s, err := sourceQuestion(bctx, ops)
 		if err != nil {
 			return err
-		}
-		arr, ok := ops[1].Value.(*ast.Array)
-		if !ok {
-			return fmt.Errorf("operand 2 must be an array of strings, got %s", ast.ValueName(ops[1].Value))
 		}
 		var exact, prefixes []string
 		var argErr error
@@ -160,11 +156,7 @@ func wordsBuiltin(withPath bool) topdown.BuiltinFunc {
 		if len(exact)+len(prefixes) == 0 {
 			return iter(ast.BooleanTerm(false))
 		}
-		var s *sources
-		if bctx.Context != nil {
-			s, _ = bctx.Context.Value(sourcesKey{}).(*sources)
-		}
-		if s == nil || s.docs[path] == nil {
+		if s == nil {
 			return iter(ast.BooleanTerm(true))
 		}
 		// One answer per file and question: a rule asks it for every

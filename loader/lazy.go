@@ -33,9 +33,6 @@ type Lazy struct {
 	sum  uint64
 	mu   sync.Mutex
 	errs []Error
-	// followed is, for a requirements file, what following its includes
-	// found (Loader.includes): a parse alone does not give it.
-	followed *followed
 	// outline is, for a requirements file, what the repository's facts
 	// read of it, kept from the parse that followed its includes so that
 	// the selection need not parse it again (Outline).
@@ -50,6 +47,8 @@ type reqOutline struct {
 	hashes     map[int][]Word // by requirement, for the few that have any
 	options    []string
 	includes   []Include // kind, path and missing alone
+	// followedErrs are the errors following the includes added.
+	followedErrs []Error
 }
 
 func (o *reqOutline) document(h Header, errs []Error) *RequirementsDocument {
@@ -67,50 +66,33 @@ func (o *reqOutline) document(h Header, errs []Error) *RequirementsDocument {
 	return d
 }
 
-// followed is what following a requirements file's includes added to its
-// document: the includes found missing (by index) and the errors (cycles,
-// includes that could not be read).
-type followed struct {
-	missing []int
-	errs    []Error
-}
-
-// waitAgain turns a document parsed at once into one that waits like the
-// others and reads its text (raw, as read) again through from: parsing it
-// again gives the same document, with, for a requirements file, what
-// following its includes found.
-func waitAgain(d Document, raw []byte, from *Loader) Document {
-	h := Header{Kind: d.DocKind(), Path: d.DocPath(), Suppressions: d.DocSuppressions()}
-	errs := append([]Error{}, d.DocErrors()...)
-	w := &Lazy{Header: h, from: from, size: len(raw), sum: maphash.Bytes(sumSeed, raw), errs: errs}
-	if r, ok := d.(*RequirementsDocument); ok {
-		f := &followed{errs: errs[r.parsed:]}
-		for i, inc := range r.Includes {
-			if inc.Missing {
-				f.missing = append(f.missing, i)
+// waitAgain turns a requirements file, parsed at load to follow its
+// includes, into a document that waits like the others and reads its text
+// (as read: raw) again through from. It keeps what the repository's facts
+// read of it (the outline) and what following its includes found, which
+// a parse alone does not give: the includes found missing (in the
+// outline) and the errors past those of the parse.
+func waitAgain(r *RequirementsDocument, from *Loader) Document {
+	errs := append([]Error{}, r.Errors...)
+	o := &reqOutline{normalized: make([]string, len(r.Requirements)), options: make([]string, len(r.Options)),
+		includes: make([]Include, len(r.Includes)), followedErrs: errs[r.parsed:]}
+	for i, q := range r.Requirements {
+		o.normalized[i] = q.Normalized
+		if len(q.Hashes) > 0 {
+			if o.hashes == nil {
+				o.hashes = map[int][]Word{}
 			}
+			o.hashes[i] = q.Hashes
 		}
-		w.followed = f
-		o := &reqOutline{normalized: make([]string, len(r.Requirements)), options: make([]string, len(r.Options)),
-			includes: make([]Include, len(r.Includes))}
-		for i, q := range r.Requirements {
-			o.normalized[i] = q.Normalized
-			if len(q.Hashes) > 0 {
-				if o.hashes == nil {
-					o.hashes = map[int][]Word{}
-				}
-				o.hashes[i] = q.Hashes
-			}
-		}
-		for i, f := range r.Options {
-			o.options[i] = f.Name
-		}
-		for i, inc := range r.Includes {
-			o.includes[i] = Include{Kind: inc.Kind, Path: inc.Path, Missing: inc.Missing}
-		}
-		w.outline = o
 	}
-	return w
+	for i, f := range r.Options {
+		o.options[i] = f.Name
+	}
+	for i, inc := range r.Includes {
+		o.includes[i] = Include{Kind: inc.Kind, Path: inc.Path, Missing: inc.Missing}
+	}
+	return &Lazy{Header: Header{Kind: r.Kind, Path: r.Path, Suppressions: r.Suppressions},
+		from: from, size: len(r.raw), sum: maphash.Bytes(sumSeed, r.raw), errs: errs, outline: o}
 }
 
 // sumSeed keys the checksums of one process: a file read again must be
@@ -167,13 +149,13 @@ func (l *Lazy) Parse() Document {
 		addError(d, Error{Message: err.Error(), Pos: Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}})
 	} else {
 		d = Parse(l.Kind, l.Path, src)
-		if r, ok := d.(*RequirementsDocument); ok && l.followed != nil {
-			for _, i := range l.followed.missing {
-				if i < len(r.Includes) {
+		if r, ok := d.(*RequirementsDocument); ok && l.outline != nil {
+			for i, inc := range l.outline.includes {
+				if inc.Missing && i < len(r.Includes) {
 					r.Includes[i].Missing = true
 				}
 			}
-			r.Errors = append(r.Errors, l.followed.errs...)
+			r.Errors = append(r.Errors, l.outline.followedErrs...)
 		}
 	}
 	l.mu.Lock()

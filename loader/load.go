@@ -323,7 +323,7 @@ func (l *Loader) Load(rel string, kind Kind) ([]Document, error) {
 		for i, d := range docs {
 			r, ok := d.(*RequirementsDocument)
 			if ok && len(r.raw) <= maxLazyBytes && bytes.IndexByte(r.raw, 0) < 0 {
-				docs[i] = waitAgain(r, r.raw, l.Again)
+				docs[i] = waitAgain(r, l.Again)
 			}
 		}
 	}
