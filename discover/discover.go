@@ -3,6 +3,7 @@
 package discover
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,6 +21,9 @@ import (
 type File struct {
 	Path string
 	Kind loader.Kind
+	// Errors are errors of the file found while discovering (a bound its
+	// references passed): the loader adds them to its document.
+	Errors []loader.Error
 }
 
 // SkippedDirs are directory names never descended into: version control,
@@ -30,6 +34,13 @@ var SkippedDirs = map[string]bool{
 	".venv": true, "venv": true, "__pycache__": true, ".tox": true, ".mypy_cache": true,
 }
 
+// Skipped reports whether a directory of that name is never descended
+// into: one of SkippedDirs, and .git in any case (on a case-insensitive
+// file system .GIT is git's own directory).
+func Skipped(name string) bool {
+	return SkippedDirs[name] || safefile.UnderGit(name)
+}
+
 // Options control a walk.
 type Options struct {
 	// Excluded reports whether a root-relative path is excluded.
@@ -37,6 +48,9 @@ type Options struct {
 	// Kind is the kind the configuration gives a root-relative path
 	// (`kinds:`), before its name or first line is looked at.
 	Kind func(rel string) (loader.Kind, bool)
+	// Context, when set, stops the walk and the references' globs when
+	// it ends (--timeout covers discovery).
+	Context context.Context
 }
 
 // detect is Detect after the configured kinds.
@@ -62,6 +76,10 @@ func (e *PathError) Error() string { return e.Arg + ": " + e.Msg }
 // files are left out even when named (pre-commit and CI pass changed files
 // by name); a named file no loader claims is an error.
 func Find(root string, args []string, opts Options) ([]File, error) {
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -103,6 +121,9 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 			continue
 		}
 		err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+			if cerr := ctx.Err(); cerr != nil {
+				return cerr
+			}
 			r, rerr := filepath.Rel(absRoot, p)
 			if rerr != nil {
 				return rerr
@@ -118,7 +139,7 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 				return err
 			}
 			if d.IsDir() {
-				if p != abs && (SkippedDirs[d.Name()] || (opts.Excluded != nil && opts.Excluded(relSlash))) {
+				if p != abs && (Skipped(d.Name()) || (opts.Excluded != nil && opts.Excluded(relSlash))) {
 					return fs.SkipDir
 				}
 				return nil
@@ -158,11 +179,21 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 			return nil
 		})
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			return nil, &PathError{arg, errText(err)}
 		}
 	}
-	for _, f := range pipelineRefs(absRoot, files, opts) {
+	more, notes, err := pipelineRefs(ctx, absRoot, files, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range more {
 		add(f)
+	}
+	for i, f := range files {
+		files[i].Errors = notes[f.Path]
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, nil

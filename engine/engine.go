@@ -4,12 +4,14 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/buildgate/buildgate/finding"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
 // RulesRoot is the package prefix under which rules live: every package
@@ -99,6 +101,32 @@ func (e *TimeoutError) Error() string {
 }
 
 func (e *TimeoutError) Unwrap() error { return e.Err }
+
+// RuleError is an evaluation of a rule's query that failed: a builtin
+// refused past a bound, or a runtime error of the policy. It names the
+// rule and its policy file.
+type RuleError struct {
+	Rule finding.Rule
+	Err  error
+}
+
+func (e *RuleError) Error() string {
+	who := fmt.Sprintf("rule %s (%s)", e.Rule.ID, e.Rule.Name)
+	if e.Rule.File != "" {
+		who += " of the policy " + e.Rule.File
+	}
+	msg := e.Err.Error()
+	var te *topdown.Error
+	if errors.As(e.Err, &te) {
+		msg = te.Message
+		if te.Location != nil {
+			msg = fmt.Sprintf("%s:%d: %s", te.Location.File, te.Location.Row, te.Message)
+		}
+	}
+	return who + ": " + msg
+}
+
+func (e *RuleError) Unwrap() error { return e.Err }
 
 // CompileError lists what was wrong with the policies, each as file:line.
 type CompileError struct{ Errors []string }

@@ -67,6 +67,9 @@ func (e *Engine) evalQueries(ctx context.Context, val ast.Value, keep func(path 
 			if ctx.Err() != nil {
 				return nil, &TimeoutError{Query: q.name, Err: ctx.Err()}
 			}
+			if len(q.bindings) > 0 {
+				return nil, &RuleError{Rule: e.rules[q.bindings[0].rule], Err: err}
+			}
 			return nil, err
 		}
 		if len(rs) == 0 {

@@ -33,7 +33,9 @@ func loadContext(ctx context.Context, o Options, loaded []loader.Document, again
 	if !missing {
 		return nil, nil
 	}
-	all, err := discover.Find(o.Root, []string{o.Root}, discoverOptions(o.Config))
+	dopts := discoverOptions(o.Config)
+	dopts.Context = ctx
+	all, err := discover.Find(o.Root, []string{o.Root}, dopts)
 	if err != nil {
 		return nil, err
 	}

@@ -89,8 +89,13 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	files, err := discover.Find(o.Root, o.Paths, discoverOptions(o.Config))
+	dopts := discoverOptions(o.Config)
+	dopts.Context = ctx
+	files, err := discover.Find(o.Root, o.Paths, dopts)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("finding the build files did not finish within --timeout %s", o.Timeout)
+		}
 		return nil, err
 	}
 	var tick func()
@@ -182,9 +187,15 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		}
 		return kept, suppressed, made
 	}
+	loadedPaths := make([]string, len(docs))
+	for i, d := range docs {
+		loadedPaths[i] = d.DocPath()
+	}
+	check := newPolicyCheck(loadedPaths, o.Config.RequiredFiles(), o.Engine.Rules())
 	out.Findings = process.Run(findings,
 		process.Settings(settings),
 		process.Dedupe(),
+		process.Step{Name: "paths and fixes", Fn: check.Apply},
 		process.Fingerprint(),
 		process.Suppress(suppress, []process.Step{process.Settings(settings), process.Fingerprint()}, &out.Suppressed),
 		process.Sort(),
@@ -277,6 +288,13 @@ func loadFiles(ctx context.Context, root string, files []discover.File, required
 					addError(doc, "cannot open the file: "+reason)
 					results[i] = result{docs: []loader.Document{doc}, unread: &Unreadable{Path: f.Path, Reason: reason}}
 				} else {
+					for _, d := range ds {
+						if d.DocPath() == f.Path {
+							for _, e := range f.Errors {
+								loader.AddError(d, e)
+							}
+						}
+					}
 					results[i] = result{docs: ds}
 				}
 				if progress != nil {

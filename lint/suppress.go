@@ -51,10 +51,23 @@ type marker struct {
 // adds the findings suppressions make (BG002-BG004).
 func Suppress(fs []finding.Finding, docs []loader.Document, cfg *config.Config, rules []finding.Rule, o SuppressOptions) (kept []finding.Finding, suppressed []Suppressed, made []finding.Finding) {
 	byName := map[string]finding.Rule{}
+	locked := map[string]bool{}
 	for _, r := range rules {
 		if r.Meta {
 			byName[r.Name] = r
 		}
+		locked[r.ID] = r.Locked
+	}
+	// A locked rule (BG001: what buildgate cannot read) is not suppressed
+	// by a comment in the very file it cannot read; the configuration's
+	// ignore, with a path and a reason, is the way to accept one file.
+	lockedTok := func(tok string) (finding.Rule, bool) {
+		for _, r := range rules {
+			if r.Locked && (strings.EqualFold(tok, r.ID) || tok == r.Name) {
+				return r, true
+			}
+		}
+		return finding.Rule{}, false
 	}
 	matches := func(token string, f finding.Finding) bool {
 		return strings.EqualFold(token, f.Rule) || token == f.Name
@@ -78,7 +91,7 @@ func Suppress(fs []finding.Finding, docs []loader.Document, cfg *config.Config, 
 				continue
 			}
 			for _, tok := range m.s.Rules {
-				if matches(tok, f) {
+				if matches(tok, f) && !locked[f.Rule] {
 					m.used[tok] = true
 					if hit == nil {
 						hit = &Suppressed{Finding: f, Kind: InSource, Justification: m.s.Reason}
@@ -116,6 +129,11 @@ func Suppress(fs []finding.Finding, docs []loader.Document, cfg *config.Config, 
 				fmt.Sprintf("buildgate:%s names no rule, so it suppresses nothing; write the rule ids, e.g. buildgate:%s BG101 -- reason", m.s.Kind, m.s.Kind)))
 		}
 		for _, tok := range m.s.Rules {
+			if r, ok := lockedTok(tok); ok {
+				made = append(made, mk(ruleUnused, m.path, m.s.Pos, comment,
+					fmt.Sprintf("buildgate:%s %s does not apply: %s (%s) cannot be suppressed by a comment, since a file buildgate cannot read must fail the gate; to accept this file, add an ignore: entry with its path and a reason to .buildgate.yaml", m.s.Kind, tok, r.ID, r.Name)))
+				continue
+			}
 			if m.used[tok] {
 				continue
 			}

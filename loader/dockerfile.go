@@ -21,6 +21,9 @@ type DockerfileDocument struct {
 	Stages     []Stage       `json:"stages"`
 	Warnings   []LintWarning `json:"warnings"`
 	Errors     []Error       `json:"errors"`
+	// shellComments are where the comments of its RUN scripts start
+	// (realComments).
+	shellComments []Pos
 }
 
 // DocErrors implements Document.

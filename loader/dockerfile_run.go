@@ -57,7 +57,8 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 		return
 	}
 	parses, errs, bound := parseShell(src)
-	script, _, walkErrs, nestedErrs := extractScript(src, parses)
+	script, comments, walkErrs, nestedErrs := extractScript(src, parses)
+	d.keepComments(comments)
 	errs = append(errs, nestedErrs...)
 	// Bounds passed are parts of the file buildgate did not read: document
 	// errors (BG001), unlike shell syntax errors, which Docker ignores too.
@@ -79,7 +80,8 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 			}
 			body := shellSource{text: onlyRange(sh.text, start, end), span: src.span}
 			bp, be, bb := parseShell(body)
-			bs, _, bw, bn := extractScript(body, bp)
+			bs, bc, bw, bn := extractScript(body, bp)
+			d.keepComments(bc)
 			be = append(be, bn...)
 			d.doc.Errors = append(append(d.doc.Errors, bb...), bw...)
 			script.merge(bs)
@@ -113,4 +115,11 @@ func (d *dockerLoad) bodyRange(sh *mappedText, h ShellHeredoc) (int, int) {
 		end = len(sh.text)
 	}
 	return start, end
+}
+
+// keepComments records where a RUN script's comments start.
+func (d *dockerLoad) keepComments(cs []Word) {
+	for _, c := range cs {
+		d.doc.shellComments = append(d.doc.shellComments, c.Pos)
+	}
 }

@@ -37,6 +37,18 @@ type Lazy struct {
 	// read of it, kept from the parse that followed its includes so that
 	// the selection need not parse it again (Outline).
 	outline *reqOutline
+	// extra are errors found outside the file's own parse (a reference
+	// bound passed at one of its lines, found by discovery): each parse
+	// gives them again.
+	extra []Error
+}
+
+// addExtra adds an error that every parse of the document keeps.
+func (l *Lazy) addExtra(e Error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.extra = append(l.extra, e)
+	l.errs = append(l.errs[:len(l.errs):len(l.errs)], e)
 }
 
 // reqOutline is what the repository's facts read of a requirements file
@@ -159,6 +171,9 @@ func (l *Lazy) Parse() Document {
 		}
 	}
 	l.mu.Lock()
+	if len(l.extra) > 0 {
+		setErrors(d, append(d.DocErrors(), l.extra...))
+	}
 	l.errs = d.DocErrors()
 	l.mu.Unlock()
 	return d
@@ -183,7 +198,11 @@ func prepare(kind Kind, rel string, src []byte, from *Loader) Document {
 	} else {
 		l.from, l.sum = from, maphash.Bytes(sumSeed, src)
 	}
-	l.Suppressions = scanSuppressions(kind, bytes.TrimPrefix(src, utf8BOM))
+	if s := scanSuppressions(kind, bytes.TrimPrefix(src, utf8BOM)); s != nil {
+		// Which of them are real comments takes a parse (rare: a file
+		// with a marker).
+		l.Suppressions = Parse(kind, rel, src).DocSuppressions()
+	}
 	return l
 }
 

@@ -57,7 +57,7 @@ func Parse(kind Kind, rel string, src []byte) (doc Document) {
 		setSuppressions([]Suppression)
 		setSource([]byte)
 	})
-	if s := scanSuppressions(kind, src); s != nil {
+	if s := realComments(doc, src, scanSuppressions(kind, src)); s != nil {
 		h.setSuppressions(s)
 	}
 	h.setSource(src)
@@ -428,11 +428,4 @@ func (l *Loader) inGitDir(rel string) bool {
 	return err == nil && hasGitPart(filepath.ToSlash(r))
 }
 
-func hasGitPart(rel string) bool {
-	for _, p := range strings.Split(rel, "/") {
-		if strings.EqualFold(p, ".git") {
-			return true
-		}
-	}
-	return false
-}
+func hasGitPart(rel string) bool { return safefile.UnderGit(rel) }

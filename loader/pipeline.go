@@ -33,6 +33,13 @@ type PipelineDocument struct {
 	// Builds are the Docker builds the pipeline starts.
 	Builds []DockerBuild `json:"builds"`
 	Errors []Error       `json:"errors"`
+	// refs are the local files it has its CI system read or run
+	// (References).
+	refs []FileRef
+	// comments are where its comments start, YAML's and its scripts'
+	// (realComments); nodes its YAML documents, kept for them.
+	comments []Pos
+	nodes    []*yaml.Node
 }
 
 // DocErrors implements Document.
@@ -246,6 +253,9 @@ func loadPipelineAs(rel string, src []byte, system string) *PipelineDocument {
 		// Each document has its own jobs.
 		p.windows, p.topMap, p.topIndex = nil, nil, nil
 		p.walk(&n, pipeCtx{})
+		if bytes.Contains(src, []byte("buildgate:ignore")) {
+			p.yamlComments(&n)
+		}
 	}
 	return doc
 }
@@ -410,6 +420,16 @@ func (p *pipeLoad) mapping(n *yaml.Node, ctx pipeCtx) {
 		child := pipeCtx{where: where, shell: ctx.shell}
 		if top && child.shell == "" && p.gitlabWindows(key, kv[1], ps) {
 			child.shell = "pwsh"
+		}
+		switch key {
+		case "include":
+			if sys == "gitlab" || sys == "" {
+				p.includeRefs(kv[1])
+			}
+		case "uses":
+			if sys == "github" || sys == "" {
+				p.usesRef(deref(kv[1]))
+			}
 		}
 		switch {
 		case p.envKey(key):

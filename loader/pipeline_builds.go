@@ -127,7 +127,7 @@ func (p *pipeLoad) action(uses string, with *yaml.Node, ctx pipeCtx) {
 // The docker plugin's environment (and env) lists are environment
 // assignments; the docker-compose plugin's args (and build-args) build
 // arguments (a build "via" "plugin"). A plugin's command is the
-// container's exec form, not a shell script: not parsed.
+// container's argument vector (pluginCommand).
 func (p *pipeLoad) plugins(n *yaml.Node, ctx pipeCtx) {
 	n = deref(n)
 	if n == nil || !p.visit(n, rolePlugins) {
@@ -152,6 +152,18 @@ func (p *pipeLoad) plugins(n *yaml.Node, ctx pipeCtx) {
 		}
 		where := ctx.where + "." + keyOf(kv[0])
 		b := DockerBuild{Via: "plugin", Tool: name, Where: where, BuildArgs: []Word{}, Targets: []Word{}, Sets: []Word{}, Files: []Word{}, Pos: p.nodePos(cfg)}
+		var entry, command *yaml.Node
+		for _, c := range pairs(cfg, &p.visits) {
+			switch keyOf(c[0]) {
+			case "entrypoint":
+				entry = c[1]
+			case "command":
+				command = c[1]
+			}
+		}
+		if command != nil {
+			p.pluginCommand(entry, command, where+".command")
+		}
 		for _, c := range pairs(cfg, &p.visits) {
 			v := deref(c[1])
 			if v == nil {

@@ -338,8 +338,12 @@ func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
 		parser: p.parser,
 	}
 	parses, errs, bound := parseShell(src)
-	script, _, werrs, serrs := extractScript(src, parses)
+	script, comments, werrs, serrs := extractScript(src, parses)
+	for _, c := range comments {
+		p.doc.comments = append(p.doc.comments, c.Pos)
+	}
 	ps.Script = script
+	p.doc.refs = append(p.doc.refs, uploadRefs(script.Commands)...)
 	// A script of another shell (PowerShell, Python) is read as shell
 	// too, for what of it reads the same (docker build --build-arg …
 	// does): naming a job for Windows must not hide its commands. Its

@@ -72,6 +72,35 @@ type ShellCommand struct {
 	Words    []Word `json:"words"`
 	Function string `json:"function"`
 	Pos      Pos    `json:"pos"`
+	// Redirects are its redirections (<, >, >>, <<, <<<, 2>&1 …), each
+	// with its target word (a here-document's delimiter; its body is
+	// among the script's heredocs).
+	Redirects []ShellRedirect `json:"redirects,omitempty"`
+	// Pipeline places it in a pipeline of two or more commands (a | b):
+	// which pipeline of the script, and its place in it from 0, so that
+	// "curl … | sh" is the command at index i+1 of the pipeline of the
+	// command at i.
+	Pipeline *PipePlace `json:"pipeline,omitempty"`
+	// After is the operator that makes it run after what comes before it
+	// in its list: "&&" (only on success) or "||" (only on failure);
+	// absent when it runs in any case (";", a new line).
+	After string `json:"after,omitempty"`
+}
+
+// ShellRedirect is one redirection of a command: its operator, the file
+// descriptor written before it ("2" of 2>&1, "" when none) and its word.
+type ShellRedirect struct {
+	Op   string `json:"op"`
+	Fd   string `json:"fd,omitempty"`
+	Word *Word  `json:"word"`
+	Pos  Pos    `json:"pos"`
+}
+
+// PipePlace is a command's place in a pipeline; Pos spans the pipeline.
+type PipePlace struct {
+	ID    int `json:"id"`
+	Index int `json:"index"`
+	Pos   Pos `json:"pos"`
 }
 
 // ForLoop is a for (or select) loop over a word list.
@@ -154,6 +183,8 @@ type shellExtractor struct {
 	nestedBudget *int
 	nestedParser **syntax.Parser
 	synErrs      []Error
+	// ops places commands in pipelines and and-or lists (shell_ops.go).
+	ops shellOps
 }
 
 // extractScript walks the parses: the script, its comments, the parts not
@@ -255,6 +286,8 @@ func (x *shellExtractor) visit(n syntax.Node) bool {
 	switch n := n.(type) {
 	case *syntax.Stmt:
 		x.stdinScript(n)
+	case *syntax.BinaryCmd:
+		x.ops.binary(n, x.stack)
 	case *syntax.FuncDecl:
 		name := ""
 		namePos := x.nodeSpan(n)
@@ -273,6 +306,7 @@ func (x *shellExtractor) visit(n syntax.Node) bool {
 			for _, a := range n.Args {
 				c.Words = append(c.Words, x.word(a))
 			}
+			x.placeCommand(&c)
 			c.Name = c.Words[0].Text
 			if c.Words[0].Value != nil {
 				c.Name = *c.Words[0].Value

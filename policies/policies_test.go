@@ -69,7 +69,7 @@ func TestFormatted(t *testing.T) {
 // doc page, whose heading repeats the METADATA id, name and title.
 func TestRuleFolders(t *testing.T) {
 	e := builtin(t)
-	if len(e.Rules()) != 12 {
+	if len(e.Rules()) != 13 {
 		t.Errorf("%d rules", len(e.Rules()))
 	}
 	for _, r := range e.Rules() {

@@ -31,7 +31,7 @@ func (GitHub) Report(w io.Writer, r *Result) error {
 		}
 		var props []string
 		if f.Path != "" {
-			props = append(props, "file="+escapeProperty(f.Path))
+			props = append(props, "file="+escapeProperty(visible(f.Path, false)))
 			if f.Pos.Line > 0 {
 				props = append(props,
 					fmt.Sprintf("line=%d", f.Pos.Line), fmt.Sprintf("endLine=%d", f.Pos.EndLine),
@@ -42,8 +42,8 @@ func (GitHub) Report(w io.Writer, r *Result) error {
 				}
 			}
 		}
-		props = append(props, "title="+escapeProperty(f.Rule+" "+f.Name))
-		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(f.Message))
+		props = append(props, "title="+escapeProperty(visible(f.Rule+" "+f.Name, false)))
+		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(visible(f.Message, true)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -169,11 +169,6 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 // annotate` and pull request comments.
 type Markdown struct{}
 
-func mdCell(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", "<br>")
-}
 
 // Report implements Reporter.
 func (Markdown) Report(w io.Writer, r *Result) error {
@@ -190,15 +185,15 @@ func (Markdown) Report(w io.Writer, r *Result) error {
 		plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Notes, "note"))
 	current := "\x00"
 	for _, f := range r.Findings {
-		p := f.Path
-		if p == "" {
-			p = repositoryName
+		if f.Path != current {
+			current = f.Path
+			head := repositoryName
+			if f.Path != "" {
+				head = mdCode(f.Path)
+			}
+			fmt.Fprintf(&b, "\n#### %s\n\n| severity | rule | line | message |\n|---|---|---|---|\n", head)
 		}
-		if p != current {
-			current = p
-			fmt.Fprintf(&b, "\n#### %s\n\n| severity | rule | line | message |\n|---|---|---|---|\n", mdCell(p))
-		}
-		fmt.Fprintf(&b, "| %s | %s %s | %d:%d | %s |\n", f.Severity, f.Rule, f.Name, f.Pos.Line, f.Pos.Column, mdCell(f.Message))
+		fmt.Fprintf(&b, "| %s | %s | %d:%d | %s |\n", f.Severity, mdText(f.Rule+" "+f.Name), f.Pos.Line, f.Pos.Column, mdText(f.Message))
 	}
 	markdownSuppressed(&b, r)
 	_, err := io.WriteString(w, b.String())
@@ -212,6 +207,10 @@ func markdownSuppressed(b *strings.Builder, r *Result) {
 	}
 	fmt.Fprintf(b, "\n#### Suppressed (%d)\n\n| severity | rule | where | message | reason |\n|---|---|---|---|---|\n", len(r.Suppressed))
 	for _, f := range r.Suppressed {
-		fmt.Fprintf(b, "| %s | %s %s | %s | %s | %s |\n", f.Severity, f.Rule, f.Name, mdCell(Where(f)), mdCell(f.Message), mdCell(suppressionText(f)))
+		where := repositoryName
+		if f.Path != "" {
+			where = mdCode(fmt.Sprintf("%s:%d:%d", f.Path, f.Pos.Line, f.Pos.Column))
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", f.Severity, mdText(f.Rule+" "+f.Name), where, mdText(f.Message), mdText(suppressionText(f)))
 	}
 }

@@ -136,11 +136,11 @@ func (t Text) Report(w io.Writer, r *Result) error {
 		if t.Color {
 			sev = colors[f.Severity] + sev + "\x1b[0m"
 		}
-		fmt.Fprintf(&b, "%s: %s: %s [%s %s]\n", Where(f), sev, oneLine(f.Message), f.Rule, f.Name)
+		fmt.Fprintf(&b, "%s: %s: %s [%s]\n", Where(f), sev, Visible(oneLine(f.Message)), ruleLabel(f))
 	}
 	if r.ShowSuppressed {
 		for _, f := range r.Suppressed {
-			fmt.Fprintf(&b, "%s: suppressed %s: %s [%s %s] (%s)\n", Where(f), f.Severity, oneLine(f.Message), f.Rule, f.Name, suppressionText(f))
+			fmt.Fprintf(&b, "%s: suppressed %s: %s [%s] (%s)\n", Where(f), f.Severity, Visible(oneLine(f.Message)), ruleLabel(f), suppressionText(f))
 		}
 	}
 	s := r.Summarize()
@@ -183,22 +183,27 @@ func byRule(fs []finding.Finding) string {
 	sort.Slice(keys, func(i, j int) bool { return keys[i].id < keys[j].id })
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%d %s %s", n[k], k.id, k.name)
+		parts[i] = fmt.Sprintf("%d %s", n[k], Visible(k.id+" "+k.name))
 	}
 	return "by rule: " + strings.Join(parts, ", ")
 }
 
 // Where is a finding's place as gcc prints it: path:line:col, the path
-// alone for a file-level finding, (repository) for one about no file.
+// alone for a file-level finding, (repository) for one about no file. The
+// path is printed as SafePath has it.
 func Where(f finding.Finding) string {
 	switch {
 	case f.Path == "":
 		return repositoryName
 	case f.Pos.Line == 0:
-		return f.Path
+		return SafePath(f.Path)
 	}
-	return fmt.Sprintf("%s:%d:%d", f.Path, f.Pos.Line, f.Pos.Column)
+	return fmt.Sprintf("%s:%d:%d", SafePath(f.Path), f.Pos.Line, f.Pos.Column)
 }
+
+// ruleLabel is "ID name" as text prints it (a user rule's METADATA is the
+// pull request's too).
+func ruleLabel(f finding.Finding) string { return Visible(f.Rule + " " + f.Name) }
 
 func suppressionText(f finding.Finding) string {
 	s := f.Suppression
@@ -212,7 +217,7 @@ func suppressionText(f finding.Finding) string {
 	if s.Justification == "" {
 		return where + ", no reason given"
 	}
-	return where + ": " + oneLine(s.Justification)
+	return where + ": " + Visible(oneLine(s.Justification))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"regexp"
 	"encoding/json"
 	"github.com/buildgate/buildgate/finding"
 	"strings"
@@ -127,13 +128,98 @@ func TestMarkdownEscaping(t *testing.T) {
 	if err := (Markdown{}).Report(&b, hostile()); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "| warning | BG999 odd | 2:3 | 100% \"quoted\" <tag> & a: b, c<br>second line<br>third |") {
+	if !strings.Contains(b.String(), "| warning | BG999 odd | 2:3 | 100% \"quoted\" \\<tag\\> \\& a: b, c second line third |") {
 		t.Errorf("markdown:\n%s", b.String())
 	}
 	b.Reset()
 	if err := (Markdown{}).Report(&b, &Result{Paths: []string{"a"}}); err != nil || b.String() != "### buildgate: no findings in 1 file\n" {
 		t.Errorf("clean markdown %q", b.String())
 	}
+}
+
+// A pull request names files and writes policies: what it controls is
+// shown, never obeyed, by the terminal, the CI log and the job summary.
+func TestReportsEscapePullRequestText(t *testing.T) {
+	evil := "x\n::add-mask::secret\n::stop-commands::tok\x1b]8;;https://evil.example\x07click\x1b]8;;\x07\x1b[2J\u202e"
+	r := &Result{Paths: []string{"::error title=x::pwn/Dockerfile"}, Findings: []finding.Finding{
+		{Rule: "X1\n::error::y", Name: "n\x1b[31m", Severity: "error", Message: evil + " ![img](https://evil.example/i.png) [l](https://evil.example) <img src=x onerror=alert(1)> <details open> www.evil.example https://evil.example",
+			Path: "::error title=x::pwn/Dockerfile", Pos: finding.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 2}},
+		{Rule: "X2", Name: "m", Severity: "error", Message: "m", Path: "a`b|c\n## h/<b>x</b>/![i](j)", Pos: finding.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 2}},
+	}}
+	for _, format := range []string{"text", "github", "markdown"} {
+		rep, _ := New(format, Options{})
+		var b bytes.Buffer
+		if err := rep.Report(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, c := range out {
+			if c != '\n' && (c < 0x20 || c == 0x7f || c >= 0x80 && c < 0xa0 || c == 0x202e) {
+				t.Errorf("%s: control character %U in the output:\n%q", format, c, out)
+				break
+			}
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if format != "github" && (strings.HasPrefix(line, "::") || strings.HasPrefix(line, "##[")) {
+				t.Errorf("%s: a line a runner obeys: %q", format, line)
+			}
+			if format == "github" && strings.HasPrefix(line, "::") && !strings.HasPrefix(line, "::error ") {
+				t.Errorf("github: a command not ours: %q", line)
+			}
+		}
+		if format == "markdown" {
+			// Code spans show their text verbatim: what is outside them
+			// must hold no Markdown that acts.
+			out = stripCodeSpans(out)
+			// An unescaped tag, image or link, or a URL GitHub links.
+			for _, bad := range []string{`(^|[^\\])<[a-zA-Z/]`, `(^|[^\\])!\[`, `(^|[^\\])\]\(`, `https?:/`, `https?\\:\\/`, `www\.`, `www\\\.`} {
+				if regexp.MustCompile(bad).MatchString(out) {
+					t.Errorf("markdown holds %s:\n%s", bad, out)
+				}
+			}
+		}
+	}
+}
+
+func stripCodeSpans(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		n := 0
+		for i+n < len(s) && s[i+n] == '`' {
+			n++
+		}
+		fence, rest := s[i:i+n], s[i+n:]
+		end := -1
+		for j := 0; j < len(rest); {
+			k := strings.Index(rest[j:], fence)
+			if k < 0 {
+				break
+			}
+			k += j
+			m := 0
+			for k+m < len(rest) && rest[k+m] == '`' {
+				m++
+			}
+			if m == n && (k == 0 || rest[k-1] != '`') {
+				end = k
+				break
+			}
+			j = k + m
+		}
+		if end < 0 {
+			b.WriteString(fence)
+			i += n
+			continue
+		}
+		b.WriteString("CODE")
+		i += n + end + n
+	}
+	return b.String()
 }
 
 func TestSARIFTruncated(t *testing.T) {

@@ -53,6 +53,7 @@ have no fix (all are listed; as with lint, only those of --fail-on's
 severity or above count) or, with --diff, when there are changes; 2 for
 a usage, configuration or policy error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.lint.configFromRevSet = cmd.Flags().Changed("config-from-rev")
 			return runFix(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, args)
 		},
 	}
@@ -63,14 +64,16 @@ a usage, configuration or policy error.`,
 	fl.StringVar(&f.lint.config, "config", "", "configuration file (default: .buildgate.yaml at the root, else the built-in default)")
 	fl.StringVar(&f.lint.root, "root", "", "repository root (default: the git top level, else the current directory)")
 	f.lint.policy.register(fl)
+	fl.StringVar(&f.lint.configFromRev, "config-from-rev", "", "read .buildgate.yaml (or --config), --data and --policy directories as they are at the git revision REV (the pull request's base), not from the working tree: the fixes applied are then those of the base's policies")
 	fl.DurationVar(&f.lint.timeout, "timeout", 5*time.Minute, "time limit for each lint of the run")
 	fl.BoolVar(&f.lint.noInline, "no-inline-ignores", false, "ignore buildgate:ignore comments (config ignores still apply)")
 	fl.Int64Var(&f.lint.maxSize, "max-file-size", loader.DefaultMaxFileSize, "files larger than this many bytes are not read")
 	return cmd
 }
 
-// lintOnce runs lint as the lint command would, without reports.
-func lintOnce(ctx context.Context, f lintFlags, args []string) (string, *lint.Outcome, []finding.Rule, error) {
+// lintOnce runs lint as the lint command would, without reports; stderr
+// hears the notes about the run's inputs (nil: none, for the second run).
+func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer) (string, *lint.Outcome, []finding.Rule, error) {
 	if f.maxSize <= 0 {
 		return "", nil, nil, usageErr("--max-file-size %d: want a positive number of bytes", f.maxSize)
 	}
@@ -78,7 +81,10 @@ func lintOnce(ctx context.Context, f lintFlags, args []string) (string, *lint.Ou
 	if err != nil {
 		return "", nil, nil, usageErr("%v", err)
 	}
-	in := inputs(worktree{root: root})
+	in, err := runInputs(ctx, f, root, stderr)
+	if err != nil {
+		return "", nil, nil, err
+	}
 	f.policy.from = in
 	cfg, err := loadConfig(in, root, f.config)
 	if err != nil {
@@ -115,7 +121,15 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	if !ok {
 		return usageErr("--fail-on %q: want error, warning, note or never", f.lint.failOn)
 	}
-	root, out, rules, err := lintOnce(ctx, f.lint, args)
+	// --timeout covers the lint and the planning; files are written after
+	// it (never cut half way), then the lint that says what is left has a
+	// time limit of its own.
+	runCtx, cancel := context.WithTimeout(ctx, f.lint.timeout)
+	defer cancel()
+	dog := startWatchdog(stderr, f.lint.timeout)
+	defer dog.stop()
+	dog.set("linting")
+	root, out, rules, err := lintOnce(runCtx, f.lint, args, stderr)
 	if err != nil {
 		return err
 	}
@@ -135,8 +149,9 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	// by file; suppressed findings are not in out.Findings, so they are
 	// never fixed.
 	byPath := map[string][]finding.Finding{}
+	builtin := builtinRules(rules)
 	for _, fd := range out.Findings {
-		if fixable(fd) && (len(want) == 0 || want[fd.Rule]) {
+		if fixable(fd, builtin) && (len(want) == 0 || want[fd.Rule]) {
 			byPath[fd.Path] = append(byPath[fd.Path], fd)
 		}
 	}
@@ -157,11 +172,11 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	// their order across the re-lint (a fix moves lines, never reorders
 	// them), so reasons are taken in the same order.
 	why := map[string][]string{}
-	planCtx, cancel := context.WithTimeout(ctx, f.lint.timeout)
-	defer cancel()
-	planned, err := planFixes(planCtx, root, r, byPath, suppressed)
+	dog.set("planning the fixes")
+	planned, err := planFixes(runCtx, root, r, byPath, suppressed)
+	dog.stop()
 	if err != nil {
-		if planCtx.Err() != nil {
+		if runCtx.Err() != nil {
 			return &exitError{code: exitUsage, msg: fmt.Sprintf("planning the fixes did not finish within --timeout %s", f.lint.timeout)}
 		}
 		return &exitError{code: exitUsage, msg: err.Error()}
@@ -171,7 +186,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		if ff.refused != "" {
 			// Nothing in the file changes: every finding of it stays, for
 			// this reason.
-			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", p, ff.refused)
+			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", report.SafePath(p), report.Visible(ff.refused))
 			for _, fd := range ff.fixables {
 				why[whyKey(fd)] = append(why[whyKey(fd)], ff.refused)
 			}
@@ -191,11 +206,11 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 			continue
 		}
 		if err := safefile.Rewrite(root, p, ff.new); err != nil {
-			fmt.Fprintf(stderr, "buildgate: %s: not written: %s\n", p, safefile.Describe(err))
+			fmt.Fprintf(stderr, "buildgate: %s: not written: %s\n", report.SafePath(p), report.Visible(safefile.Describe(err)))
 			failed++
 			continue
 		}
-		fmt.Fprintf(stderr, "buildgate: fixed %s\n", p)
+		fmt.Fprintf(stderr, "buildgate: fixed %s\n", report.SafePath(p))
 	}
 	if failed > 0 {
 		return &exitError{code: exitUsage, msg: fmt.Sprintf("%d %s could not be written (the others were fixed)", failed, plural(failed, "file"))}
@@ -207,7 +222,12 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		return nil
 	}
 	// What is left: lint again (a fix must not leave the files worse).
-	_, after, _, err := lintOnce(ctx, f.lint, args)
+	afterCtx, cancelAfter := context.WithTimeout(ctx, f.lint.timeout)
+	defer cancelAfter()
+	dogAfter := startWatchdog(stderr, f.lint.timeout)
+	defer dogAfter.stop()
+	dogAfter.set("linting the fixed files")
+	_, after, _, err := lintOnce(afterCtx, f.lint, args, nil)
 	if err != nil {
 		return err
 	}
@@ -232,7 +252,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		if rs := why[whyKey(fd)]; len(rs) > 0 {
 			reason, why[whyKey(fd)] = rs[0], rs[1:]
 		}
-		fmt.Fprintf(&b, "%s: %s: %s [%s %s] (not fixed: %s)\n", report.Where(fd), fd.Severity, fd.Message, fd.Rule, fd.Name, reason)
+		fmt.Fprintf(&b, "%s: %s: %s [%s] (not fixed: %s)\n", report.Where(fd), fd.Severity, report.Visible(fd.Message), report.Visible(fd.Rule+" "+fd.Name), report.Visible(reason))
 	}
 	fmt.Fprintf(&b, "%d %s fixed; %d %s left without a fix\n", changed, plural(changed, "file"), len(left), plural(len(left), "finding"))
 	if _, err := io.WriteString(stdout, b.String()); err != nil {

@@ -149,7 +149,25 @@ func noteConfigDrift(stderr io.Writer, rev revision, root, flag string) {
 	if len(changed) == 0 {
 		return
 	}
+	// The working tree's file is the pull request's: its keys are named
+	// only when they are the configuration's own (a key of any other
+	// text could carry a workflow command or a terminal escape).
 	sort.Strings(changed)
+	var named []string
+	other := 0
+	for _, k := range changed {
+		if configKeys[k] || k == "(the whole file)" {
+			named = append(named, k)
+		} else {
+			other++
+		}
+	}
+	if other > 0 {
+		named = append(named, fmt.Sprintf("%d %s that the configuration does not have", other, plural(other, "key")))
+	}
 	fmt.Fprintf(stderr, "buildgate: note: %s in the working tree changes %s from %s; this run uses %s's (--config-from-rev)\n",
-		shown, strings.Join(changed, ", "), rev.rev, rev.rev)
+		shown, strings.Join(named, ", "), rev.rev, rev.rev)
 }
+
+// configKeys are the top-level keys of .buildgate.yaml.
+var configKeys = map[string]bool{"migrations": true, "rules": true, "exclude": true, "kinds": true, "ignore": true}

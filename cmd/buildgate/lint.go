@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/buildgate/buildgate/finding"
-	"github.com/buildgate/buildgate/fix"
 	"io"
 	"os"
 	"path/filepath"
@@ -47,6 +46,8 @@ type lintFlags struct {
 	baseline       string
 	writeBaseline  string
 	configFromRev  string
+	// configFromRevSet: --config-from-rev was given, even as "".
+	configFromRevSet bool
 }
 
 // output is one report to write: a format and its file ("" for stdout).
@@ -74,6 +75,7 @@ given.
 Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for a
 usage, configuration or policy error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.configFromRevSet = cmd.Flags().Changed("config-from-rev")
 			return runLint(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, args)
 		},
 	}
@@ -105,6 +107,11 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		ctx = context.Background()
 	}
 	started := time.Now()
+	// --timeout covers the whole run, reading its own inputs included.
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	dog := startWatchdog(stderr, f.timeout)
+	defer dog.stop()
 	failRank, ok := failOnRank(f.failOn)
 	if !ok {
 		return usageErr("--fail-on %q: want error, warning, note or never", f.failOn)
@@ -120,17 +127,12 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	in := inputs(worktree{root: root})
-	if f.configFromRev != "" {
-		commit, err := gitsafe.Commit(ctx, root, f.configFromRev)
-		if err != nil {
-			return usageErr("--config-from-rev: %v", err)
-		}
-		rev := revision{root: root, rev: f.configFromRev, commit: commit}
-		noteConfigDrift(stderr, rev, root, f.config)
-		in = rev
+	in, err := runInputs(ctx, f, root, stderr)
+	if err != nil {
+		return err
 	}
 	f.policy.from = in
+	dog.set("reading the configuration")
 	cfg, err := loadConfig(in, root, f.config)
 	if err != nil {
 		return usageErr("%v", err)
@@ -165,6 +167,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		return err
 	}
 	if f.baseline != "" {
+		dog.set("reading the baseline")
 		b, err := in.ReadFile(f.baseline, safefile.DataLimit)
 		if err != nil {
 			return usageErr("--baseline %s%s: %s", f.baseline, in.Where(), safefile.Describe(err))
@@ -176,9 +179,13 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		opts.Baseline = bl
 	}
 	prog := newProgress(stderr)
-	if prog != nil {
-		opts.Progress = prog.update
+	opts.Progress = func(stage string, done, total int) {
+		dog.set(stage + " the files")
+		if prog != nil {
+			prog.update(stage, done, total)
+		}
 	}
+	dog.set("finding the build files")
 	out, err := lint.Run(ctx, opts)
 	if prog != nil {
 		prog.done()
@@ -204,7 +211,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 			" and no source build of it. To guard a migration of your own, write a .buildgate.yaml (docs/configuration.md)."
 	}
 	if len(out.Findings) > 0 {
-		note = nextSteps(out.Findings)
+		note = nextSteps(out.Findings, builtinRules(eng.Rules()))
 	}
 	res := &report.Result{
 		Tool:     report.Tool{Name: "buildgate", Version: Version()},
@@ -238,12 +245,12 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	}
 	for _, o := range outputs {
 		if o.format == "sarif" || o.format == "rdjson" || o.format == "rdjsonl" {
-			planCtx, cancel := context.WithTimeout(ctx, f.timeout)
-			res.Findings = withRemovalFixes(planCtx, root, out.All, res.Findings, out.Suppressed)
-			cancel()
+			dog.set("planning the fixes the reports offer")
+			res.Findings = withRemovalFixes(ctx, root, eng.Rules(), out.All, res.Findings, out.Suppressed)
 			break
 		}
 	}
+	dog.stop()
 	res.Elapsed = time.Since(started)
 	res.ByteColumn = byteColumns(root)
 	for _, o := range outputs {
@@ -265,6 +272,29 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		}
 	}
 	return nil
+}
+
+// runInputs is where the run's own inputs come from: the working tree, or
+// with --config-from-rev the revision (its drift from the working tree
+// noted on stderr when stderr is not nil). An empty --config-from-rev is
+// an error, not "no flag": an unset CI variable must not quietly hand the
+// gate to the pull request's own configuration.
+func runInputs(ctx context.Context, f lintFlags, root string, stderr io.Writer) (inputs, error) {
+	if f.configFromRevSet && strings.TrimSpace(f.configFromRev) == "" {
+		return nil, usageErr("--config-from-rev is empty (an unset variable?): give the revision whose configuration, baseline, data and policies the run uses, or leave the flag out")
+	}
+	if f.configFromRev == "" {
+		return worktree{root: root}, nil
+	}
+	commit, err := gitsafe.Commit(ctx, root, f.configFromRev)
+	if err != nil {
+		return nil, usageErr("--config-from-rev: %v", err)
+	}
+	rev := revision{root: root, rev: f.configFromRev, commit: commit}
+	if stderr != nil {
+		noteConfigDrift(stderr, rev, root, f.config)
+	}
+	return rev, nil
 }
 
 // parseOutputs reads the --format values (FORMAT or FORMAT=FILE) and
@@ -441,16 +471,14 @@ func anyExists(root string, rels []string) bool {
 // nextSteps is the text report's last line when there are findings: what
 // to do now (issue 18): the fixes buildgate can make, where a rule is
 // explained, how to suppress one.
-func nextSteps(fs []finding.Finding) string {
-	fixable := false
+func nextSteps(fs []finding.Finding, builtin map[string]bool) string {
+	canFix := false
 	for _, f := range fs {
-		if f.Fix != nil || fix.SourceBuildRule(f.Name) {
-			fixable = true
-		}
+		canFix = canFix || fixable(f, builtin)
 	}
 	var b strings.Builder
 	b.WriteString("next: ")
-	if fixable {
+	if canFix {
 		b.WriteString("`buildgate fix --diff` shows the fixes buildgate can make (`buildgate fix` applies them); ")
 	}
 	fmt.Fprintf(&b, "`buildgate rules %s` explains a rule and how to fix it; `# buildgate:ignore ID -- reason` on the line suppresses one (docs/suppressions.md)", fs[0].Rule)

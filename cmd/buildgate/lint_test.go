@@ -324,7 +324,7 @@ func TestLintOutputFileAndRules(t *testing.T) {
 	}
 	r = runBin(t, dir, "rules", "--format", "json")
 	var rules []map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &rules); err != nil || len(rules) != 12 {
+	if err := json.Unmarshal([]byte(r.stdout), &rules); err != nil || len(rules) != 13 {
 		t.Errorf("rules --format json: %v, %d rules", err, len(rules))
 	}
 }

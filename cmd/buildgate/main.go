@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/buildgate/buildgate/loader"
+	"github.com/buildgate/buildgate/report"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -99,13 +100,25 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(stderr, "buildgate: "+ee.msg)
+			fmt.Fprintln(stderr, "buildgate: "+safeLines(ee.msg))
 		}
 		return ee.code
 	}
 	// Cobra's own errors (unknown command, bad arguments) are usage errors.
-	fmt.Fprintln(stderr, "buildgate: "+err.Error())
+	fmt.Fprintln(stderr, "buildgate: "+safeLines(err.Error()))
 	return exitUsage
+}
+
+// safeLines makes an error message safe to print on stderr, which a CI
+// runner reads for commands too: a message may quote a file or policy of
+// the pull request (a name, a parse error's text). Each line is shown as
+// report.SafeLine has it.
+func safeLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = report.SafeLine(l, false)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func main() {

@@ -2,17 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/internal/datafile"
 	"github.com/buildgate/buildgate/internal/safefile"
 	"github.com/buildgate/buildgate/policies"
 	"github.com/spf13/pflag"
-	"go.yaml.in/yaml/v3"
 )
 
 // policyFlags are the flags that choose policies: the built-in pack plus
@@ -82,7 +80,7 @@ func (p *policyFlags) engine(ctx context.Context) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := p.readData()
+	data, err := p.readData(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -103,46 +101,20 @@ func (p *policyFlags) engine(ctx context.Context) (*engine.Engine, error) {
 	return e, nil
 }
 
-func (p *policyFlags) readData() (any, error) {
+func (p *policyFlags) readData(ctx context.Context) (any, error) {
 	if p.data == "" {
 		return nil, nil
 	}
-	b, err := p.source().ReadFile(p.data, safefile.DataLimit)
+	b, err := p.source().ReadFile(p.data, datafile.MaxBytes)
 	if err != nil {
 		return nil, usageErr("--data %s%s: %s", p.data, p.source().Where(), safefile.Describe(err))
 	}
-	var v any
-	if strings.HasSuffix(strings.ToLower(p.data), ".json") {
-		if err := json.Unmarshal(b, &v); err != nil {
-			return nil, usageErr("--data %s: %v", p.data, err)
+	v, err := datafile.Decode(ctx, p.data, b)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, usageErr("--data %s: reading it did not finish within --timeout", p.data)
 		}
-		return v, nil
+		return nil, usageErr("--data %s%s: %v", p.data, p.source().Where(), err)
 	}
-	if err := yaml.Unmarshal(b, &v); err != nil {
-		return nil, usageErr("--data %s: %v", p.data, err)
-	}
-	return normalizeYAML(v), nil
-}
-
-// normalizeYAML turns the map[any]any YAML may produce for odd keys into
-// the string-keyed maps Rego needs.
-func normalizeYAML(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalizeYAML(e)
-		}
-		return x
-	case map[any]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[fmt.Sprint(k)] = normalizeYAML(e)
-		}
-		return m
-	case []any:
-		for i, e := range x {
-			x[i] = normalizeYAML(e)
-		}
-	}
-	return v
+	return v, nil
 }

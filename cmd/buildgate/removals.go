@@ -31,11 +31,25 @@ type fileFix struct {
 	fixables []finding.Finding
 }
 
-// fixable reports whether fix may act on a finding: it carries a fix, or
-// it is a source-build finding a removal may answer. Suppressed findings
-// are not among the findings at all, so they are never fixed.
-func fixable(fd finding.Finding) bool {
-	return fd.Path != "" && (fd.Fix != nil || fix.SourceBuildRule(fd.Name))
+// fixable reports whether fix may act on a finding: it carries a fix (lint
+// kept only fixes inside the build files it loaded), or it is a finding of
+// a built-in source-build rule, which a removal may answer (a user rule
+// that takes a built-in rule's name does not get buildgate's removals).
+// Suppressed findings are not among the findings at all, so they are
+// never fixed.
+func fixable(fd finding.Finding, builtin map[string]bool) bool {
+	return fd.Path != "" && (fd.Fix != nil || builtin[fd.Rule] && fix.SourceBuildRule(fd.Name))
+}
+
+// builtinRules are the ids of the built-in pack's rules.
+func builtinRules(rules []finding.Rule) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range rules {
+		if r.Pack == "" {
+			out[r.ID] = true
+		}
+	}
+	return out
 }
 
 // planFixes plans the fix of every file with fixable findings (byPath),
@@ -55,6 +69,11 @@ func planFixes(ctx context.Context, root string, r *os.Root, byPath, suppressed 
 	for _, p := range paths {
 		ff := &fileFix{path: p, fixables: byPath[p]}
 		out = append(out, ff)
+		if safefile.ReachesGit(root, p) {
+			// lint keeps no fix there; this holds whatever the findings say.
+			ff.refused, ff.skipped = "it is inside .git (git's own files): never read nor written", true
+			continue
+		}
 		if st, err := r.Lstat(filepath.FromSlash(p)); err == nil && !st.Mode().IsRegular() {
 			ff.refused, ff.skipped = "not a regular file (a link is never written through; fix its target)", true
 			continue
@@ -142,7 +161,7 @@ func searchFiles(root string) ([]string, error) {
 		case walkErr != nil:
 			return walkErr
 		}
-		if d.IsDir() && p != root && discover.SkippedDirs[d.Name()] {
+		if d.IsDir() && p != root && discover.Skipped(d.Name()) {
 			return fs.SkipDir
 		}
 		if !d.IsDir() && (fix.BakeLoad(d.Name()) || configText(d.Name())) {
@@ -156,10 +175,13 @@ func searchFiles(root string) ([]string, error) {
 	if rerr != nil {
 		return out, errors.Join(err, rerr)
 	}
-	for i, p := range out {
-		out[i] = linkedInRoot(root, realRoot, p)
+	kept := out[:0]
+	for _, p := range out {
+		if p = linkedInRoot(root, realRoot, p); !safefile.ReachesGit(root, p) {
+			kept = append(kept, p)
+		}
 	}
-	return out, err
+	return kept, err
 }
 
 // configText reports whether a file name is YAML or JSON: compose files
@@ -277,12 +299,13 @@ func coversSuppressed(src []byte, edits []fix.Edit, sup []finding.Finding) strin
 //
 // all are every finding of the run (before the baseline and changed-lines
 // filters: fix plans from them all), shown those the report holds.
-func withRemovalFixes(ctx context.Context, root string, all, shown, suppressed []finding.Finding) []finding.Finding {
+func withRemovalFixes(ctx context.Context, root string, rules []finding.Rule, all, shown, suppressed []finding.Finding) []finding.Finding {
+	builtin := builtinRules(rules)
 	fds := shown
 	byPath, sup := map[string][]finding.Finding{}, map[string][]finding.Finding{}
 	removal := false
 	for _, fd := range all {
-		if fixable(fd) {
+		if fixable(fd, builtin) {
 			byPath[fd.Path] = append(byPath[fd.Path], fd)
 			removal = removal || fd.Fix == nil
 		}

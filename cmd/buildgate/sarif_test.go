@@ -132,7 +132,7 @@ func TestSARIFForGitHub(t *testing.T) {
 			t.Errorf("rule %s: helpUri %v", r.ID, r.HelpURI)
 		}
 	}
-	if len(ids) != 12 {
+	if len(ids) != 13 {
 		t.Errorf("%d rules", len(ids))
 	}
 	// No --category: no automationDetails, so that upload-sarif's own

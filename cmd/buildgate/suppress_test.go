@@ -26,7 +26,9 @@ func TestInlineSuppressions(t *testing.T) {
 		{"dockerfile ignore-file", "Dockerfile", "# buildgate:ignore-file BG102,BG101 -- legacy image\nFROM a AS mooncake_build\nARG MOONCAKE_BRANCH\nARG MOONCAKE_REPO\n", nil, nil, 3},
 		{"dockerfile without reason", "Dockerfile", "FROM a\n# buildgate:ignore BG102\nARG MOONCAKE_BRANCH\n", nil, []string{"2 BG002"}, 1},
 		{"dockerfile unmatched", "Dockerfile", "FROM a\n# buildgate:ignore BG101 -- stale\nARG MOONCAKE_BRANCH\n", nil, []string{"2 BG003", "3 BG102"}, 0},
-		{"dockerfile unknown rule", "Dockerfile", "FROM a\nARG X # buildgate:ignore BG999 -- typo\n", nil, []string{"2 BG003"}, 0},
+		{"dockerfile unknown rule", "Dockerfile", "FROM a\n# buildgate:ignore BG999 -- typo\nARG X\n", nil, []string{"2 BG003"}, 0},
+		// After ARG, # starts no comment: Docker reads it as words.
+		{"dockerfile # after ARG is no comment", "Dockerfile", "FROM a\nARG MOONCAKE_BRANCH # buildgate:ignore BG102 -- x\n", nil, []string{"2 BG102"}, 0},
 		{"dockerfile no rule named", "Dockerfile", "FROM a\n# buildgate:ignore -- forgot the id\nARG X\n", nil, []string{"2 BG003"}, 0},
 		{"dockerfile --no-inline-ignores", "Dockerfile", "FROM a\n# buildgate:ignore BG102\nARG MOONCAKE_BRANCH\n", []string{"--no-inline-ignores"}, []string{"3 BG102"}, 0},
 		// HCL, with # and //

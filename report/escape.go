@@ -1,0 +1,202 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Every string a pull request controls — a path, a policy's message, a
+// user rule's id and name — reaches a terminal, a CI log or a job summary
+// through these reports, each of which acts on some text rather than show
+// it: a terminal on ESC and OSC sequences (OSC 8 hyperlinks, title
+// changes, BEL), a GitHub runner on a log line that starts with "::" or
+// "##[" (::add-mask::, ::stop-commands::, ::error), Markdown on links,
+// images and HTML. Each format escapes them for what reads it.
+
+// Visible makes a string show as what it is: C0 control characters (tab
+// aside), DEL, C1 controls, the Unicode line and paragraph separators and
+// the bidirectional controls (which reorder what a reader sees) are
+// written as \xNN or \u{NNNN}; a line break as \n. A byte that is not
+// UTF-8 is \xNN.
+func Visible(s string) string { return visible(s, false) }
+
+// visible is Visible, keeping line breaks as they are when keepBreaks is
+// set (a format that encodes them itself).
+func visible(s string, keepBreaks bool) string {
+	if !needsEscape(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case (r == '\n' || r == '\r') && keepBreaks:
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case hidden(r):
+			if r < 0x100 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u{%04X}`, r)
+			}
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 && c != '\t' || c == 0x7f || c >= 0x80 {
+			return hasHidden(s)
+		}
+	}
+	return false
+}
+
+func hasHidden(s string) bool {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 || r == '\n' || r == '\r' || hidden(r) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// hidden are the characters a reader does not see as themselves.
+func hidden(r rune) bool {
+	switch {
+	case r < 0x20 && r != '\t', r == 0x7f, r >= 0x80 && r < 0xa0:
+		return true
+	case r == 0x2028 || r == 0x2029: // line and paragraph separators
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e || r == 0x200f || r == 0x061c:
+		return true // bidirectional controls
+	}
+	return false
+}
+
+// SafeLine is Visible text that also cannot start a CI log line a runner
+// reads as a command: a leading "::" (a workflow command) or "##[" (the
+// runner's older form) gets "./" before it when it is a path, a space
+// otherwise.
+func SafeLine(s string, path bool) string {
+	s = Visible(s)
+	if strings.HasPrefix(s, "::") || strings.HasPrefix(s, "##[") {
+		if path {
+			return "./" + s
+		}
+		return " " + s
+	}
+	return s
+}
+
+// SafePath is a path as text reports and messages print it.
+func SafePath(p string) string { return SafeLine(p, true) }
+
+// mdText is text Markdown shows as it is: no emphasis, link, image,
+// HTML, table cell break or autolink. Line breaks are spaces. A code span
+// the text holds (`x`, paired backticks) stays one: inside it nothing
+// acts, and the built-in rules write names that way. Outside code spans
+// the characters Markdown acts on are backslash-escaped, and a scheme's
+// :// and a www. (which GitHub turns into links) get a zero-width space,
+// which breaks the autolink and shows nothing.
+func mdText(s string) string {
+	s = Visible(strings.Join(strings.Fields(s), " "))
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] == '`' {
+			if end := codeSpanEnd(s, i); end > 0 {
+				b.WriteString(strings.ReplaceAll(s[i:end], "|", `\|`))
+				i = end
+				continue
+			}
+			for i < len(s) && s[i] == '`' {
+				b.WriteString("\\`")
+				i++
+			}
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] != '`' {
+			j++
+		}
+		b.WriteString(mdPlain(s[i:j]))
+		i = j
+	}
+	return b.String()
+}
+
+// codeSpanEnd is the end of the code span that opens at s[i] (a run of
+// backticks closed by a run of the same length), or -1.
+func codeSpanEnd(s string, i int) int {
+	n := 0
+	for i+n < len(s) && s[i+n] == '`' {
+		n++
+	}
+	for j := i + n; j < len(s); {
+		if s[j] != '`' {
+			j++
+			continue
+		}
+		m := 0
+		for j+m < len(s) && s[j+m] == '`' {
+			m++
+		}
+		if m == n {
+			return j + m
+		}
+		j += m
+	}
+	return -1
+}
+
+// mdPlain escapes text outside code spans.
+func mdPlain(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(`\*_[]<>&|!~`, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	out := b.String()
+	out = strings.ReplaceAll(out, "://", ":\u200b//")
+	for _, w := range []string{"www.", "WWW.", "Www."} {
+		out = strings.ReplaceAll(out, w, w[:1]+"\u200b"+w[1:])
+	}
+	return out
+}
+
+// mdCode is a code span of s: shown verbatim, with no Markdown inside
+// (the fence is longer than any run of backticks in s); a pipe is escaped
+// so that a table cell does not end in it.
+func mdCode(s string) string {
+	s = Visible(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	s = strings.ReplaceAll(s, "|", `\|`)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
