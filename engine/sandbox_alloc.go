@@ -111,8 +111,8 @@ var sizers = map[string]func([]*ast.Term) int64{
 		each(ops[0].Value, func(t *ast.Term) { size += renderSize(t.Value) })
 		return size
 	},
-	"json.marshal":  func(ops []*ast.Term) int64 { return jsonSize(ops[0].Value, "", "") },
-	"yaml.marshal":  func(ops []*ast.Term) int64 { return 2 * jsonSize(ops[0].Value, "", "  ") },
+	"json.marshal": func(ops []*ast.Term) int64 { return jsonSize(ops[0].Value, "", "") },
+	"yaml.marshal": func(ops []*ast.Term) int64 { return 2 * jsonSize(ops[0].Value, "", "  ") },
 	"json.marshal_with_options": func(ops []*ast.Term) int64 {
 		prefix, indent := "", ""
 		if o, ok := ops[1].Value.(ast.Object); ok {
@@ -159,8 +159,8 @@ var sizers = map[string]func([]*ast.Term) int64{
 		}
 		return int64(len(s)) + n*elemCost
 	},
-	"regex.split":                       func(ops []*ast.Term) int64 { return regexSized(ops, 0, 1, 1) },
-	"regex.find_n":                      func(ops []*ast.Term) int64 { return regexSized(ops, 0, 1, 1) },
+	"regex.split":                      func(ops []*ast.Term) int64 { return regexSized(ops, 0, 1, 1) },
+	"regex.find_n":                     func(ops []*ast.Term) int64 { return regexSized(ops, 0, 1, 1) },
 	"regex.find_all_string_submatch_n": func(ops []*ast.Term) int64 { return regexSized(ops, 0, 1, 4) },
 	"json.unmarshal": func(ops []*ast.Term) int64 {
 		s, _ := ops[0].Value.(ast.String)

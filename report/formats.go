@@ -169,7 +169,6 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 // annotate` and pull request comments.
 type Markdown struct{}
 
-
 // Report implements Reporter.
 func (Markdown) Report(w io.Writer, r *Result) error {
 	var b strings.Builder

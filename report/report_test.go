@@ -2,9 +2,9 @@ package report
 
 import (
 	"bytes"
-	"regexp"
 	"encoding/json"
 	"github.com/buildgate/buildgate/finding"
+	"regexp"
 	"strings"
 	"testing"
 )
