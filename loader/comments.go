@@ -20,6 +20,9 @@ import (
 
 // realComments keeps the markers that start a real comment of doc.
 func realComments(doc Document, src []byte, ss []Suppression) []Suppression {
+	if len(ss) == 0 {
+		return nil
+	}
 	var starts []Pos
 	switch d := doc.(type) {
 	case *RequirementsDocument:
@@ -93,6 +96,9 @@ func dockerCommentLines(d *DockerfileDocument, src []byte) []Pos {
 // hclComments are where the comments of an HCL file start, as its lexer
 // reads them (# and // line comments, /* */ blocks).
 func hclComments(src []byte) []Pos {
+	if len(src) > maxHCLBytes {
+		return nil // not read: its markers are no comments either
+	}
 	x := newLineIndex(src)
 	toks, _ := hclsyntax.LexConfig(src, "", hcl.InitialPos)
 	var out []Pos

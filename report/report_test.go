@@ -309,3 +309,25 @@ func TestSARIFCapBySeverity(t *testing.T) {
 		t.Errorf("properties %v", run.Properties)
 	}
 }
+
+// What a pull request writes is shown, never acted on: Visible leaves no
+// control character, mdText no Markdown that acts outside its code spans.
+func FuzzEscape(f *testing.F) {
+	for _, s := range []string{"a\nb", "\x1b]8;;x\x07y", "![i](https://x) <b> www.x", "`a` `b", "\u202e\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, c := range Visible(s) + mdText(s) + mdCode(s) {
+			if c < 0x20 && c != '\t' || c == 0x7f || c >= 0x80 && c < 0xa0 || c == 0x202e {
+				t.Fatalf("%q left %U", s, c)
+			}
+		}
+		out := stripCodeSpans(mdText(s))
+		if regexp.MustCompile(`(^|[^\\])<[a-zA-Z/]|(^|[^\\])!\[|https?://`).MatchString(out) {
+			t.Fatalf("%q: %q", s, out)
+		}
+		if l := SafeLine(s, true); strings.HasPrefix(l, "::") || strings.HasPrefix(l, "##[") {
+			t.Fatalf("%q: %q", s, l)
+		}
+	})
+}

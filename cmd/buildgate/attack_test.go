@@ -40,7 +40,10 @@ func runAttacks(t *testing.T, attacks []attack) {
 				tt.setup(t, dir)
 			}
 			args := tt.args
-			if len(args) == 0 || args[0] != "lint" {
+			switch {
+			case len(args) > 0 && args[0] == "fix":
+				args = append([]string{"fix", "--root", "."}, args[1:]...)
+			case len(args) == 0 || args[0] != "lint":
 				args = append([]string{"lint", "--root", "."}, args...)
 			}
 			r, _ := runLimited(t, dir, time.Minute, args...)
