@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"context"
 	"fmt"
-	"sync"
 
 	"github.com/buildgate/buildgate/loader"
 	"github.com/buildgate/buildgate/pep440"
@@ -209,74 +207,3 @@ func specSet(t *ast.Term, pos int) (pep440.Set, error) {
 	return pep440.ParseSet(s)
 }
 
-type sourcesKey struct{}
-
-// sources are the documents' texts during one run, with the answers the
-// builtins gave about each (kept: the streaming evaluation asks again in
-// every batch). A text waiting to be parsed is read again when asked for
-// (loader.Lazy); the texts and word sets read last are kept within a
-// budget, so that what the builtins hold does not grow with the
-// repository.
-type sources struct {
-	docs     map[string]loader.Document
-	texts    *lru[[]byte]
-	wordSets *lru[*wordSet]
-	answers  sync.Map
-	mu       sync.Mutex                       // guards contains
-	contains map[containsKey][]containsAnswer // source_contains' answers
-}
-
-// The budgets of the texts and word sets kept: a rule asks several
-// questions of one file in a row, and two workers convert at once. The
-// answers are kept apart (per file and question), so a larger budget buys
-// little: 4 MB each was 20 MB more resident memory on 1,300 vLLM files
-// than 1 MB, for 4% less CPU on the fixture mix.
-const (
-	textBudget = 1 << 20
-	wordBudget = 1 << 20
-)
-
-type containsKey struct {
-	path string
-	hash int
-}
-
-type containsAnswer struct {
-	needles *ast.Array
-	found   bool
-}
-
-func withSources(ctx context.Context, docs []loader.Document) context.Context {
-	s := &sources{docs: make(map[string]loader.Document, len(docs)), contains: map[containsKey][]containsAnswer{},
-		texts: newLRU[[]byte](textBudget), wordSets: newLRU[*wordSet](wordBudget)}
-	for _, d := range docs {
-		s.docs[d.DocPath()] = d
-	}
-	return context.WithValue(ctx, sourcesKey{}, s)
-}
-
-// text is the source at path; false when there is none at hand (a file
-// that could not be read, or is not among the documents, as in policy
-// tests).
-func (s *sources) text(path string) ([]byte, bool) {
-	if s == nil {
-		return nil, false
-	}
-	d, ok := s.docs[path]
-	if !ok {
-		return nil, false
-	}
-	if _, waiting := d.(*loader.Lazy); !waiting {
-		src := d.DocSource()
-		return src, src != nil
-	}
-	if src, ok := s.texts.get(path); ok {
-		return src, true
-	}
-	src := d.DocSource()
-	if src == nil {
-		return nil, false
-	}
-	s.texts.put(path, src, len(src))
-	return src, true
-}

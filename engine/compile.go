@@ -117,10 +117,25 @@ func CompileWith(ctx context.Context, mods []Module, o Options) (*Engine, error)
 		bg["data"] = o.Data
 	}
 	data := map[string]any{"buildgate": bg}
+	prepare := func(q string) (*rego.PreparedEvalQuery, error) {
+		pq, err := rego.New(
+			rego.Compiler(c),
+			rego.Store(inmem.NewFromObject(data)),
+			rego.Query(q),
+			rego.Runtime(Runtime(o.Version)),
+			rego.StrictBuiltinErrors(true),
+		).PrepareForEval(ctx)
+		if err != nil {
+			return nil, &CompileError{Errors: []string{err.Error()}}
+		}
+		return &pq, nil
+	}
+	// The pack: one query over every rule set; the user policies: one per
+	// rule package.
 	groups := map[string]*query{}
 	var order []string
 	for i, r := range rules {
-		key := "\x00builtin"
+		key := "\x00pack"
 		if r.Pack != "" {
 			key = r.Package
 		}
@@ -143,45 +158,37 @@ func CompileWith(ctx context.Context, mods []Module, o Options) (*Engine, error)
 			names = append(names, ref)
 		}
 		q.name = strings.Join(names, ", ")
-		if key == "\x00builtin" {
+		if key == "\x00pack" {
 			q.name = "the built-in pack (" + q.name + ")"
 		}
-		pq, err := rego.New(
-			rego.Compiler(c),
-			rego.Store(inmem.NewFromObject(data)),
-			rego.Query(strings.Join(exprs, "; ")),
-			rego.Runtime(Runtime(o.Version)),
-			rego.StrictBuiltinErrors(true),
-		).PrepareForEval(ctx)
+		pq, err := prepare(strings.Join(exprs, "; "))
 		if err != nil {
-			return nil, &CompileError{Errors: []string{err.Error()}}
+			return nil, err
 		}
-		q.prepared = pq
-		e.queries = append(e.queries, *q)
+		q.prepared = *pq
+		if key == "\x00pack" {
+			e.pack = q
+		} else {
+			e.user = append(e.user, *q)
+		}
 	}
-	if !userRules && len(c.GetRulesExact(ast.MustParseRef(SelectRef))) > 0 {
-		pq, err := rego.New(rego.Compiler(c), rego.Store(inmem.NewFromObject(data)), rego.Query("x = "+SelectRef),
-			rego.Runtime(Runtime(o.Version)), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+	for _, d := range []struct {
+		ref   string
+		query string
+		dst   **rego.PreparedEvalQuery
+	}{
+		{FileFactsRef, "x = " + FileFactsRef, &e.file},
+		{RepoRef, "x = " + RepoRef, &e.fold},
+		{NeedlesRef, "x = " + NeedlesRef, &e.needles},
+	} {
+		if len(c.GetRulesExact(ast.MustParseRef(d.ref))) == 0 {
+			continue
+		}
+		pq, err := prepare(d.query)
 		if err != nil {
-			return nil, &CompileError{Errors: []string{err.Error()}}
+			return nil, err
 		}
-		e.selector = &pq
-		if len(c.GetRulesExact(ast.MustParseRef(FactsRef))) > 0 {
-			fq, err := rego.New(rego.Compiler(c), rego.Store(inmem.NewFromObject(data)), rego.Query("x = "+FactsRef),
-				rego.Runtime(Runtime(o.Version)), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
-			if err != nil {
-				return nil, &CompileError{Errors: []string{err.Error()}}
-			}
-			e.facts = &fq
-		}
-		if len(c.GetRulesExact(ast.MustParseRef(NeedlesRef))) > 0 {
-			nq, err := rego.New(rego.Compiler(c), rego.Store(inmem.NewFromObject(data)), rego.Query("x = "+NeedlesRef),
-				rego.Runtime(Runtime(o.Version)), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
-			if err != nil {
-				return nil, &CompileError{Errors: []string{err.Error()}}
-			}
-			e.needles = &nq
-		}
+		*d.dst = pq
 	}
 	return e, nil
 }

@@ -32,42 +32,40 @@ type Module struct {
 	Pack string
 }
 
-// Engine holds compiled policies and their prepared queries: one for the
-// built-in pack, one per user rule package, so that a timeout can name the
-// query that ran out of time.
+// Engine holds compiled policies and their prepared queries (OPA's model:
+// compile once, prepare the queries, evaluate many inputs). The built-in
+// pack is evaluated file by file (issue 27): each file alone, with one
+// prepared query over every rule of the pack, reading what it needs of
+// the other files from the repository's table, which the pack declares
+// (data.buildgate.facts: each file's facts, folded once). User policies
+// keep the whole-repository contract: one query per rule package,
+// evaluated once over every document.
 type Engine struct {
 	compiler *ast.Compiler
 	rules    []finding.Rule
-	queries  []query
-	// selector, when the policies define data.buildgate.select.paths and
-	// no user policy is loaded, says which documents the rules read beyond
-	// their kind, path and errors: only those are converted in full.
-	selector *rego.PreparedEvalQuery
-	// facts, beside the selector, computes once over the selection what
-	// every batch of the streaming evaluation reads as input.facts.
-	facts *rego.PreparedEvalQuery
-	// needles, beside the selector, are the relevance questions the
-	// configuration alone decides, answered for every file in one pass
-	// before the selection (sources.prescan).
-	needles *rego.PreparedEvalQuery
-	// BatchBytes bounds the source text one evaluation holds converted
-	// (DefaultBatchBytes when 0); see stream.
-	BatchBytes int64
-	// OneEvaluation evaluates the built-in pack as before streaming: the
-	// selection over whole documents, every selected document whole in
-	// one evaluation, the repository's facts computed by the pack from
-	// the documents themselves. It is the reference TestStreamEquivalence
-	// holds the stream to (stubs, facts and batches alike).
-	OneEvaluation bool
+	// pack is the query of the built-in pack's rules, per file (nil when
+	// it has no rule).
+	pack *query
+	// user are the user policies' queries, one per rule package.
+	user []query
+	// file, fold and needles are the pack's declarations of what a
+	// file's evaluation needs of the others (nil when the policies do not
+	// declare them): a file's facts, the fold of every file's facts into
+	// the repository's table, and the strings a file must hold to be
+	// parsed at all.
+	file, fold, needles *rego.PreparedEvalQuery
 }
 
-// SelectRef is the rule that narrows which documents are converted;
-// FactsRef the repository's facts the streaming evaluation computes once;
-// NeedlesRef the relevance questions it answers before the selection.
+// HasUserPolicies reports whether user policies are loaded: they read
+// every document, so every file is parsed, and they are evaluated once
+// over every document.
+func (e *Engine) HasUserPolicies() bool { return len(e.user) > 0 }
+
+// The pack's declarations (policies/lib/facts.rego).
 const (
-	SelectRef  = "data.buildgate.select.paths"
-	FactsRef   = "data.buildgate.select.facts"
-	NeedlesRef = "data.buildgate.select.needles"
+	FileFactsRef = "data.buildgate.facts.file"
+	RepoRef      = "data.buildgate.facts.repo"
+	NeedlesRef   = "data.buildgate.facts.needles"
 )
 
 type query struct {

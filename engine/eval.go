@@ -6,6 +6,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/buildgate/buildgate/finding"
 	"github.com/buildgate/buildgate/loader"
@@ -13,83 +14,250 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 )
 
-// Input is what every rule sees: input.documents and input.config.
+// Input is what a whole-repository evaluation sees: input.documents and
+// input.config.
 type Input struct {
 	Documents []loader.Document `json:"documents"`
 	Config    any               `json:"config"`
 }
 
-// Eval runs every rule once over the whole input and returns the findings,
-// sorted by path, position and rule. A finding that gives an element (loc)
-// but no path is placed in the document that holds the element.
+// Eval evaluates every rule once over the whole input, the pack's and the
+// user policies', as policy tests do (the pack folds the repository's
+// table from the documents itself), and returns the findings, sorted. A
+// finding that gives an element (loc) but no path is placed in the
+// document that holds the element. The runner evaluates the pack file by
+// file instead (EvalFile).
 func (e *Engine) Eval(ctx context.Context, in Input) ([]finding.Finding, error) {
-	if len(e.queries) == 0 {
+	docs := make([]Doc, len(in.Documents))
+	for i, d := range in.Documents {
+		var err error
+		if docs[i], err = Convert(d); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := ToValue(in.Config)
+	if err != nil {
+		return nil, err
+	}
+	out, err := e.EvalUser(ctx, cfg, nil, docs)
+	if err != nil || e.pack == nil {
+		return out, err
+	}
+	val, texts := wholeInput(cfg, nil, docs)
+	fs, err := e.evalQuery(WithSources(ctx, texts), e.pack, val, func(loc any) string { return pathOf(val, loc) })
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, fs...)
+	finding.Sort(out)
+	return out, nil
+}
+
+// EvalUser evaluates the user policies once over every document (with
+// repo, when not nil, as input.repo). Sorted findings.
+func (e *Engine) EvalUser(ctx context.Context, cfg, repo ast.Value, docs []Doc) ([]finding.Finding, error) {
+	if len(e.user) == 0 {
 		return nil, nil
 	}
-	if e.selector == nil {
-		val, err := ConvertInput(in)
+	val, texts := wholeInput(cfg, repo, docs)
+	ctx = WithSources(ctx, texts)
+	var out []finding.Finding
+	for i := range e.user {
+		fs, err := e.evalQuery(ctx, &e.user[i], val, func(loc any) string { return pathOf(val, loc) })
 		if err != nil {
 			return nil, err
 		}
-		return e.EvalConverted(ctx, in, val)
-	}
-	ctx = withSources(ctx, in.Documents)
-	batch := e.BatchBytes
-	if batch <= 0 {
-		batch = DefaultBatchBytes
-	}
-	return e.stream(ctx, in, batch)
-}
-
-// EvalConverted is Eval over an input ConvertInput has converted.
-func (e *Engine) EvalConverted(ctx context.Context, in Input, val ast.Value) ([]finding.Finding, error) {
-	if len(e.queries) == 0 {
-		return nil, nil
-	}
-	if _, ok := ctx.Value(sourcesKey{}).(*sources); !ok {
-		ctx = withSources(ctx, in.Documents)
-	}
-	out, err := e.evalQueries(ctx, val, nil)
-	if err != nil {
-		return nil, err
+		out = append(out, fs...)
 	}
 	finding.Sort(out)
 	return out, nil
 }
 
-// evalQueries runs every prepared query over val and makes the findings
-// of those whose path keep accepts (all of them for a nil keep).
-func (e *Engine) evalQueries(ctx context.Context, val ast.Value, keep func(path string) bool) ([]finding.Finding, error) {
-	var out []finding.Finding
-	for _, q := range e.queries {
-		rs, err := q.prepared.Eval(ctx, rego.EvalParsedInput(val))
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, &TimeoutError{Query: q.name, Err: ctx.Err()}
-			}
-			if len(q.bindings) > 0 {
-				return nil, &RuleError{Rule: e.rules[q.bindings[0].rule], Err: err}
-			}
-			return nil, err
-		}
-		if len(rs) == 0 {
+// wholeInput is the input of an evaluation over every document, and
+// their texts.
+func wholeInput(cfg, repo ast.Value, docs []Doc) (ast.Object, map[string][]byte) {
+	terms := make([]*ast.Term, len(docs))
+	texts := make(map[string][]byte, len(docs))
+	for i, d := range docs {
+		terms[i] = ast.NewTerm(d.Value)
+		texts[d.Path] = d.Source
+	}
+	kv := [][2]*ast.Term{
+		{ast.StringTerm("documents"), ast.ArrayTerm(terms...)},
+		{ast.StringTerm("config"), ast.NewTerm(cfg)},
+	}
+	if repo != nil {
+		kv = append(kv, [2]*ast.Term{ast.StringTerm("repo"), ast.NewTerm(repo)})
+	}
+	return ast.NewObject(kv...), texts
+}
+
+// EvalFile evaluates the built-in pack over one document: input is
+// {documents: [doc], config, scope: "file"}, the document's text is at
+// hand for the source builtins, and the repository's table for
+// buildgate.repo (which records what the evaluation reads of it).
+func (e *Engine) EvalFile(ctx context.Context, cfg ast.Value, table *Table, doc Doc) ([]finding.Finding, error) {
+	if e.pack == nil {
+		return nil, nil
+	}
+	val := scoped(cfg, nil, "file", ast.NewTerm(doc.Value))
+	ctx = withTable(WithSources(ctx, map[string][]byte{doc.Path: doc.Source}), table)
+	return e.evalQuery(ctx, e.pack, val, func(any) string { return doc.Path })
+}
+
+// EvalRepository evaluates the built-in pack over no document: what it
+// says of the repository as a whole (a requirements file the
+// configuration names that does not exist), with the table and the
+// findings of every file's evaluation ({rule, path}) as input.findings.
+func (e *Engine) EvalRepository(ctx context.Context, cfg ast.Value, table *Table, found []finding.Finding) ([]finding.Finding, error) {
+	if e.pack == nil {
+		return nil, nil
+	}
+	fs := make([]*ast.Term, len(found))
+	for i, f := range found {
+		fs[i] = ast.ObjectTerm(
+			[2]*ast.Term{ast.StringTerm("rule"), ast.StringTerm(f.Rule)},
+			[2]*ast.Term{ast.StringTerm("path"), ast.StringTerm(f.Path)},
+		)
+	}
+	val := scoped(cfg, nil, "repository")
+	val.Insert(ast.StringTerm("findings"), ast.ArrayTerm(fs...))
+	return e.evalQuery(withTable(ctx, table), e.pack, val, func(any) string { return "" })
+}
+
+// scoped is the input of an evaluation of the pack: documents, config,
+// the scope, and the repository's table when given (nil: the table is
+// read through buildgate.repo).
+func scoped(cfg, repo ast.Value, scope string, docs ...*ast.Term) ast.Object {
+	kv := [][2]*ast.Term{
+		{ast.StringTerm("documents"), ast.ArrayTerm(docs...)},
+		{ast.StringTerm("config"), ast.NewTerm(cfg)},
+		{ast.StringTerm("scope"), ast.StringTerm(scope)},
+	}
+	if repo != nil {
+		kv = append(kv, [2]*ast.Term{ast.StringTerm("repo"), ast.NewTerm(repo)})
+	}
+	return ast.NewObject(kv...)
+}
+
+// FileFacts are what the pack declares the other files' evaluations need
+// of one document (data.buildgate.facts.file); nil when it declares
+// nothing.
+func (e *Engine) FileFacts(ctx context.Context, cfg ast.Value, doc Doc) (ast.Value, error) {
+	if e.file == nil {
+		return nil, nil
+	}
+	val := scoped(cfg, nil, "file", ast.NewTerm(doc.Value))
+	ctx = WithSources(ctx, map[string][]byte{doc.Path: doc.Source})
+	return e.value(ctx, e.file, val, "the facts of "+doc.Path)
+}
+
+// FileFact is one file's facts, for the fold.
+type FileFact struct {
+	Path, Kind string
+	Facts      ast.Value
+}
+
+// Fold folds every file's facts into the repository's table
+// (data.buildgate.facts.repo over input.files); an empty object when the
+// pack declares no table.
+func (e *Engine) Fold(ctx context.Context, cfg ast.Value, files []FileFact) (ast.Value, error) {
+	if e.fold == nil {
+		return ast.NewObject(), nil
+	}
+	terms := make([]*ast.Term, 0, len(files))
+	for _, f := range files {
+		if f.Facts == nil {
 			continue
 		}
-		for _, b := range q.bindings {
-			r := e.rules[b.rule]
-			items, _ := rs[0].Bindings[b.v].([]any)
-			for _, item := range items {
-				f, loc, err := toFinding(r, b.set, item)
-				if err != nil {
-					return nil, err
-				}
-				if f.Path == "" && loc != nil {
-					f.Path = pathOf(val, loc)
-				}
-				if keep == nil || keep(f.Path) {
-					out = append(out, f)
-				}
+		terms = append(terms, ast.ObjectTerm(
+			[2]*ast.Term{ast.StringTerm("path"), ast.StringTerm(f.Path)},
+			[2]*ast.Term{ast.StringTerm("kind"), ast.StringTerm(f.Kind)},
+			[2]*ast.Term{ast.StringTerm("facts"), ast.NewTerm(f.Facts)},
+		))
+	}
+	val := ast.NewObject(
+		[2]*ast.Term{ast.StringTerm("documents"), ast.ArrayTerm()},
+		[2]*ast.Term{ast.StringTerm("files"), ast.ArrayTerm(terms...)},
+		[2]*ast.Term{ast.StringTerm("config"), ast.NewTerm(cfg)},
+	)
+	v, err := e.value(ctx, e.fold, val, "the repository's table")
+	if v == nil && err == nil {
+		v = ast.NewObject()
+	}
+	return v, err
+}
+
+// Needles are the strings a file's text must hold (as
+// buildgate.source_contains reads it) for the pack to read its document
+// (data.buildgate.facts.needles, with the table at hand; nil: an empty
+// one). ok is false when the pack declares none: then every document is
+// read.
+func (e *Engine) Needles(ctx context.Context, cfg ast.Value, table *Table) (needles []string, ok bool, err error) {
+	if e.needles == nil {
+		return nil, false, nil
+	}
+	if table == nil {
+		table = NewTable(nil)
+	}
+	v, err := e.value(withTable(ctx, table), e.needles, scoped(cfg, nil, "repository"), "the needles")
+	if err != nil || v == nil {
+		return nil, v != nil, err
+	}
+	each(v, func(t *ast.Term) {
+		if s, ok := t.Value.(ast.String); ok && s != "" {
+			needles = append(needles, string(s))
+		}
+	})
+	sort.Strings(needles)
+	return needles, true, nil
+}
+
+// value evaluates a prepared query of x = … into x's value (nil when
+// undefined).
+func (e *Engine) value(ctx context.Context, q *rego.PreparedEvalQuery, val ast.Value, what string) (ast.Value, error) {
+	rs, err := q.Eval(ctx, rego.EvalParsedInput(val))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &TimeoutError{Query: what, Err: ctx.Err()}
+		}
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	return ast.InterfaceToValue(rs[0].Bindings["x"])
+}
+
+// evalQuery runs a prepared query over val and makes its findings; place
+// gives the path of a finding that names an element but no path.
+func (e *Engine) evalQuery(ctx context.Context, q *query, val ast.Value, place func(loc any) string) ([]finding.Finding, error) {
+	rs, err := q.prepared.Eval(ctx, rego.EvalParsedInput(val))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &TimeoutError{Query: q.name, Err: ctx.Err()}
+		}
+		if len(q.bindings) > 0 {
+			return nil, &RuleError{Rule: e.rules[q.bindings[0].rule], Err: err}
+		}
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	var out []finding.Finding
+	for _, b := range q.bindings {
+		r := e.rules[b.rule]
+		items, _ := rs[0].Bindings[b.v].([]any)
+		for _, item := range items {
+			f, loc, err := toFinding(r, b.set, item)
+			if err != nil {
+				return nil, err
 			}
+			if f.Path == "" && loc != nil {
+				f.Path = place(loc)
+			}
+			out = append(out, f)
 		}
 	}
 	return out, nil

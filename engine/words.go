@@ -17,31 +17,32 @@ type wordSet struct {
 	all, code, path map[string]bool
 }
 
-// words is the word set of the source at path (false when the source is
-// not at hand). The sets made last are kept, within a budget: answers are
-// kept per question, so a set is needed again only for a new question.
-func (s *sources) words(path string) (*wordSet, bool) {
-	if ws, ok := s.wordSets.get(path); ok {
+// wordsOf is the word set of the source at path (false when the source
+// is not at hand), made once per evaluation.
+func (s *sources) wordsOf(path string) (*wordSet, bool) {
+	if s == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	ws, ok := s.words[path]
+	s.mu.Unlock()
+	if ok {
 		return ws, true
 	}
 	raw, ok := s.text(path)
 	if !ok {
 		return nil, false
 	}
-	ws := &wordSet{all: map[string]bool{}, code: map[string]bool{}, path: map[string]bool{}}
+	ws = &wordSet{all: map[string]bool{}, code: map[string]bool{}, path: map[string]bool{}}
 	addWords(ws.path, []byte(strings.ToLower(path)))
 	low := bytes.ToLower(raw)
 	addWords(ws.all, low)
 	for _, line := range bytes.Split(stripBlockComments(low), []byte("\n")) {
 		addWords(ws.code, line[:codeEnd(line)])
 	}
-	size := 0
-	for _, m := range []map[string]bool{ws.all, ws.code, ws.path} {
-		for w := range m {
-			size += len(w) + 80 // a map entry's share, roughly (three maps)
-		}
-	}
-	s.wordSets.put(path, ws, size)
+	s.mu.Lock()
+	s.words[path] = ws
+	s.mu.Unlock()
 	return ws, true
 }
 
@@ -156,25 +157,26 @@ func wordsBuiltin(withPath bool) topdown.BuiltinFunc {
 		if len(exact)+len(prefixes) == 0 {
 			return iter(ast.BooleanTerm(false))
 		}
-		if s == nil {
+		ws, ok := s.wordsOf(path)
+		if !ok {
 			return iter(ast.BooleanTerm(true))
 		}
 		// One answer per file and question: a rule asks it for every
 		// element of a file, and a prefix is matched against every word.
 		key := fmt.Sprintf("%t\x00%s\x00%q\x00%q", withPath, path, exact, prefixes)
-		if v, ok := s.answers.Load(key); ok {
-			return iter(ast.BooleanTerm(v.(bool)))
+		s.mu.Lock()
+		v, known := s.answers[key]
+		s.mu.Unlock()
+		if !known {
+			if withPath {
+				v = has(ws.all, exact, prefixes) || has(ws.path, exact, prefixes)
+			} else {
+				v = has(ws.code, exact, prefixes)
+			}
+			s.mu.Lock()
+			s.answers[key] = v
+			s.mu.Unlock()
 		}
-		ws, ok := s.words(path)
-		if !ok {
-			return iter(ast.BooleanTerm(true))
-		}
-		if withPath {
-			ok = has(ws.all, exact, prefixes) || has(ws.path, exact, prefixes)
-		} else {
-			ok = has(ws.code, exact, prefixes)
-		}
-		s.answers.Store(key, ok)
-		return iter(ast.BooleanTerm(ok))
+		return iter(ast.BooleanTerm(v))
 	}
 }

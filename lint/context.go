@@ -20,7 +20,7 @@ import (
 // installs it, a source build). Those are loaded as context: the policies
 // see them, their own findings are not reported. It returns the context
 // documents (none when the run covers the root or nothing is missing).
-func loadContext(ctx context.Context, o Options, loaded []loader.Document, again *loader.Loader) ([]loader.Document, error) {
+func loadContext(ctx context.Context, o Options, p *phase1, loaded []*file) ([]*file, error) {
 	if o.Suppress.Whole {
 		return nil, nil
 	}
@@ -40,8 +40,8 @@ func loadContext(ctx context.Context, o Options, loaded []loader.Document, again
 		return nil, err
 	}
 	have := map[string]bool{}
-	for _, d := range loaded {
-		have[d.DocPath()] = true
+	for _, f := range loaded {
+		have[f.path] = true
 	}
 	var rest []discover.File
 	for _, f := range all {
@@ -49,15 +49,16 @@ func loadContext(ctx context.Context, o Options, loaded []loader.Document, again
 			rest = append(rest, f)
 		}
 	}
-	docs, _, err := loadFiles(ctx, o.Root, rest, nil, o.MaxFileSize, o.LazyParse, again, nil)
+	files, err := p.loadAll(ctx, o.Root, rest, nil, o.MaxFileSize, nil)
 	if err != nil {
 		return nil, err
 	}
-	out := docs[:0]
-	for _, d := range docs {
-		if !have[d.DocPath()] {
-			have[d.DocPath()] = true
-			out = append(out, d)
+	out := files[:0]
+	for _, f := range files {
+		if !have[f.path] {
+			have[f.path] = true
+			f.context = true
+			out = append(out, f)
 		}
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/buildgate/buildgate/config"
+	"github.com/buildgate/buildgate/finding"
 	"github.com/buildgate/buildgate/loader"
 )
 
@@ -35,7 +37,7 @@ func TestConfiguredKinds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := Run(context.Background(), Options{Root: root, Paths: []string{root}, Config: cfg, Engine: builtin(t), LazyParse: true})
+		out, err := Run(context.Background(), Options{Root: root, Paths: []string{root}, Config: cfg, Engine: builtin(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,4 +46,16 @@ func TestConfiguredKinds(t *testing.T) {
 			t.Errorf("config %q: findings\n%s", cfgText, got)
 		}
 	}
+}
+
+func render(fs []finding.Finding) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		fix := ""
+		if f.Fix != nil {
+			fix = fmt.Sprintf(" fix=%+v", *f.Fix)
+		}
+		out[i] = fmt.Sprintf("%s %s:%d:%d-%d:%d %s %s%s", f.Rule, f.Path, f.Pos.Line, f.Pos.Column, f.Pos.EndLine, f.Pos.EndColumn, f.Severity, f.Message, fix)
+	}
+	return out
 }

@@ -6,13 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/buildgate/buildgate/finding"
-	"github.com/buildgate/buildgate/lint/process"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,8 +15,11 @@ import (
 	"github.com/buildgate/buildgate/config"
 	"github.com/buildgate/buildgate/discover"
 	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/finding"
 	"github.com/buildgate/buildgate/internal/safefile"
+	"github.com/buildgate/buildgate/lint/process"
 	"github.com/buildgate/buildgate/loader"
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // Options describe one run.
@@ -44,11 +42,6 @@ type Options struct {
 	Changed *changes.Set
 	// Baseline, when set, drops the findings it holds.
 	Baseline *Baseline
-	// LazyParse lets documents wait to be parsed until the policies read
-	// them (loader.Prepare): only with the built-in rules alone, whose
-	// selection says which documents they read; user policies may read
-	// any.
-	LazyParse bool
 	// Progress, when set, hears how far the run is: the stage ("loading",
 	// "evaluating") and, while loading, files done of the total. It is
 	// called from several goroutines.
@@ -81,6 +74,13 @@ type Unreadable struct {
 
 // Run lints. Errors are about the run itself (a path that does not
 // exist, a policy that fails); problems with files are findings.
+//
+// The run is one pipeline (issue 27): discover, load (each file read,
+// parsed when the pack's needles say it matters, converted, and its facts
+// taken), fold the facts into the repository's table, model (an empty
+// step until the build model fills it), evaluate each file alone on every
+// core, evaluate the repository, evaluate the user policies once over
+// every document, then process the findings step by step.
 func Run(ctx context.Context, o Options) (*Outcome, error) {
 	// --timeout bounds the whole run: a pull request must not be able to
 	// hold the gate open by making loading slow either.
@@ -89,57 +89,18 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
+	timedOut := func(what string, err error) error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s did not finish within --timeout %s", what, o.Timeout)
+		}
+		return err
+	}
 	dopts := discoverOptions(o.Config)
 	dopts.Context = ctx
-	files, err := discover.Find(o.Root, o.Paths, dopts)
+	found, err := discover.Find(o.Root, o.Paths, dopts)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("finding the build files did not finish within --timeout %s", o.Timeout)
-		}
-		return nil, err
+		return nil, timedOut("finding the build files", err)
 	}
-	var tick func()
-	if o.Progress != nil {
-		var done atomic.Int64
-		total := len(files)
-		tick = func() { o.Progress("loading", int(done.Add(1)), total) }
-	}
-	var again *loader.Loader
-	if o.LazyParse {
-		// Documents waiting to be parsed read their text again through
-		// it, so that no text is held for the whole run.
-		if again, err = loader.NewLoader(o.Root); err != nil {
-			return nil, err
-		}
-		defer func() { _ = again.Close() }()
-		if o.MaxFileSize > 0 {
-			again.MaxFileSize = o.MaxFileSize
-		}
-	}
-	docs, unreadable, err := loadFiles(ctx, o.Root, files, o.Config.RequiredFiles(), o.MaxFileSize, o.LazyParse, again, tick)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("loading the files did not finish within --timeout %s", o.Timeout)
-		}
-		return nil, err
-	}
-	contextDocs, err := loadContext(ctx, o, docs, again)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("loading the files did not finish within --timeout %s", o.Timeout)
-		}
-		return nil, err
-	}
-	checked := docs
-	isContext := map[string]bool{}
-	for _, d := range contextDocs {
-		isContext[d.DocPath()] = true
-	}
-	docs = append(docs[:len(docs):len(docs)], contextDocs...)
-	if o.Progress != nil {
-		o.Progress("evaluating", len(docs), len(docs))
-	}
-	input := engine.Input{Documents: docs, Config: o.Config.PolicyInput()}
 	if o.EngineReady != nil {
 		if o.Engine, err = o.EngineReady(); err != nil {
 			return nil, err
@@ -149,19 +110,186 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	findings, err := o.Engine.Eval(ctx, input)
+	cfg, err := engine.ToValue(o.Config.PolicyInput())
 	if err != nil {
-		var te *engine.TimeoutError
-		if errors.As(err, &te) {
-			return nil, fmt.Errorf("%s did not finish within --timeout %s", te.Query, o.Timeout)
+		return nil, err
+	}
+	p := &phase1{eng: o.Engine, cfg: cfg, parseAll: o.Engine.HasUserPolicies()}
+	needles, declared, err := o.Engine.Needles(ctx, cfg, nil)
+	if err != nil {
+		return nil, timedOut("the needles", err)
+	}
+	p.needles, p.parseAll = needles, p.parseAll || !declared
+	var tick func()
+	if o.Progress != nil {
+		var done atomic.Int64
+		total := len(found)
+		tick = func() { o.Progress("loading", int(done.Add(1)), total) }
+	}
+	t0 := time.Now()
+	files, err := p.loadAll(ctx, o.Root, found, o.Config.RequiredFiles(), o.MaxFileSize, tick)
+	dbg("load", t0)
+	if err != nil {
+		return nil, timedOut("loading the files", err)
+	}
+	extra, err := loadContext(ctx, o, p, files)
+	if err != nil {
+		return nil, timedOut("loading the files", err)
+	}
+	files = append(files, extra...)
+	t0 = time.Now()
+	t0 = time.Now()
+	repo, err := foldFacts(ctx, o.Engine, cfg, files)
+	dbg("fold", t0)
+	if err != nil {
+		return nil, timedOut("the repository's table", err)
+	}
+	table := engine.NewTable(repo)
+	more, _, err := o.Engine.Needles(ctx, cfg, table)
+	if err != nil {
+		return nil, timedOut("the needles", err)
+	}
+	files = model(files)
+	if o.Progress != nil {
+		o.Progress("evaluating", len(files), len(files))
+	}
+	t0 = time.Now()
+	findings, docs, err := evaluate(ctx, o, cfg, repo, files, newNeedles(needles, more))
+	dbg("evaluate", t0)
+	if err != nil {
+		return nil, evalError(err, o.Timeout)
+	}
+	repoFindings, err := o.Engine.EvalRepository(ctx, cfg, engine.NewTable(repo), findings)
+	if err != nil {
+		return nil, evalError(err, o.Timeout)
+	}
+	findings = append(findings, repoFindings...)
+	if p.parseAll {
+		user, err := o.Engine.EvalUser(ctx, cfg, repo, docs)
+		if err != nil {
+			return nil, evalError(err, o.Timeout)
 		}
-		return nil, fmt.Errorf("evaluating policies: %w", err)
+		findings = append(findings, user...)
 	}
-	paths := make([]string, len(checked))
-	for i, d := range checked {
-		paths[i] = d.DocPath()
+	finding.Sort(findings)
+	return o.process(files, settings, findings), nil
+}
+
+// evalError names what ran out of time, or what failed.
+func evalError(err error, timeout time.Duration) error {
+	var te *engine.TimeoutError
+	if errors.As(err, &te) {
+		return fmt.Errorf("%s did not finish within --timeout %s", te.Query, timeout)
 	}
-	out := &Outcome{Paths: paths, Unreadable: unreadable}
+	return fmt.Errorf("evaluating policies: %w", err)
+}
+
+// newNeedles are the needles of the repository's table that the first
+// phase did not look for.
+func newNeedles(before, after []string) []string {
+	had := map[string]bool{}
+	for _, n := range before {
+		had[n] = true
+	}
+	var out []string
+	for _, n := range after {
+		if !had[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// foldFacts folds every file's facts into the repository's table.
+func foldFacts(ctx context.Context, eng *engine.Engine, cfg ast.Value, files []*file) (ast.Value, error) {
+	facts := make([]engine.FileFact, len(files))
+	for i, f := range files {
+		facts[i] = engine.FileFact{Path: f.path, Kind: string(f.kind), Facts: f.facts}
+	}
+	return eng.Fold(ctx, cfg, facts)
+}
+
+// model is the step between loading and evaluating where the build model
+// will be computed from the loaded documents (issue 28); it passes the
+// files on unchanged.
+func model(files []*file) []*file { return files }
+
+// evaluate gives each file's findings from the pack: those of its first
+// evaluation when every read it made of the table answers the same from
+// the repository's whole table, else those of an evaluation again, now
+// with the whole table (on GOMAXPROCS workers). A file left bare whose
+// text holds one of the needles the whole table adds is read and
+// evaluated again too. Findings come in file order; when user policies
+// are loaded, every file's document is returned for their evaluation.
+func evaluate(ctx context.Context, o Options, cfg, repo ast.Value, files []*file, extra []string) ([]finding.Finding, []engine.Doc, error) {
+	whole := engine.NewTable(repo)
+	var again []int
+	for i, f := range files {
+		if !whole.Holds(f.reads) || f.bare && len(extra) > 0 {
+			again = append(again, i)
+		}
+	}
+	errs := make([]error, len(files))
+	err := eachParallel(ctx, len(again), func() (func(int), func(), error) {
+		l, err := loader.NewLoader(o.Root)
+		if err != nil {
+			return nil, nil, err
+		}
+		if o.MaxFileSize > 0 {
+			l.MaxFileSize = o.MaxFileSize
+		}
+		return func(k int) {
+			f := files[again[k]]
+			d, err := f.document(l, extra)
+			if err != nil {
+				errs[again[k]] = err
+				return
+			}
+			if f.bare && d.Value == f.doc.Value && whole.Holds(f.reads) {
+				return // still bare: its first evaluation holds
+			}
+			f.findings, errs[again[k]] = o.Engine.EvalFile(ctx, cfg, engine.NewTable(repo), d)
+			if o.Engine.HasUserPolicies() {
+				f.doc = d
+			}
+		}, func() { _ = l.Close() }, nil
+	})
+	if err == nil {
+		err = errors.Join(errs...)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []finding.Finding
+	var docs []engine.Doc
+	for _, f := range files {
+		out = append(out, f.findings...)
+		if o.Engine.HasUserPolicies() {
+			docs = append(docs, f.doc)
+		}
+	}
+	return out, docs, nil
+}
+
+// process turns the engine's findings into the outcome: the ordered
+// steps of lint/process.
+func (o Options) process(files []*file, settings map[string]Setting, findings []finding.Finding) *Outcome {
+	out := &Outcome{}
+	isContext := map[string]bool{}
+	markers := map[string][]loader.Suppression{}
+	loaded := make([]string, 0, len(files))
+	for _, f := range files {
+		loaded = append(loaded, f.path)
+		markers[f.path] = f.suppressions
+		if f.context {
+			isContext[f.path] = true
+			continue
+		}
+		out.Paths = append(out.Paths, f.path)
+		if f.unread != nil {
+			out.Unreadable = append(out.Unreadable, *f.unread)
+		}
+	}
 	repoLevel, locked := map[string]bool{}, map[string]bool{}
 	for _, r := range o.Engine.Rules() {
 		repoLevel[r.ID] = r.RepositoryLevel
@@ -179,7 +307,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	}
 	inBaseline := func(f finding.Finding) bool { return o.Baseline != nil && o.Baseline.Has(f) }
 	suppress := func(fs []finding.Finding) (kept, suppressed, made []finding.Finding) {
-		kept, sup, made := Suppress(fs, docs, o.Config, o.Engine.Rules(), o.Suppress)
+		kept, sup, made := Suppress(fs, markers, o.Config, o.Engine.Rules(), o.Suppress)
 		for _, s := range sup {
 			f := s.Finding
 			f.Suppression = &finding.Suppression{Kind: s.Kind, Justification: s.Justification}
@@ -187,11 +315,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		}
 		return kept, suppressed, made
 	}
-	loadedPaths := make([]string, len(docs))
-	for i, d := range docs {
-		loadedPaths[i] = d.DocPath()
-	}
-	check := newPolicyCheck(loadedPaths, o.Config.RequiredFiles(), o.Engine.Rules())
+	check := newPolicyCheck(loaded, o.Config.RequiredFiles(), o.Engine.Rules())
 	out.Findings = process.Run(findings,
 		process.Settings(settings),
 		process.Dedupe(),
@@ -204,146 +328,57 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		process.SetAside("changed lines", notNew, &out.NotNew),
 		process.SetAside("baseline", inBaseline, &out.Baselined),
 	)
-	return out, nil
+	return out
 }
 
-// Load reads every file, then each required file that exists and was not
-// among them. A file that cannot be read becomes a document holding only
-// an error entry, so that BG001 reports it: nothing fails open. Files are
-// read and parsed in parallel (GOMAXPROCS workers, each with its own
-// loader); the documents come out in the order a sequential read gives.
+// Load reads and parses every file (and each required file that exists
+// and was not among them), as buildgate parse and the benchmarks do: no
+// document waits. A file that cannot be read becomes a document holding
+// only an error entry.
 func Load(root string, files []discover.File, required []string, maxSize int64) ([]loader.Document, []Unreadable, error) {
-	return LoadWithProgress(root, files, required, maxSize, nil)
-}
-
-// LoadWithProgress is Load reporting each file done to progress (which
-// must be safe for concurrent use; nil for none).
-func LoadWithProgress(root string, files []discover.File, required []string, maxSize int64, progress func()) ([]loader.Document, []Unreadable, error) {
-	return loadFiles(context.Background(), root, files, required, maxSize, false, nil, progress)
-}
-
-// loadFiles is LoadWithProgress that gives up when ctx ends: it returns at
-// once, leaving a file being parsed to its worker (the process is about to
-// exit with an error). With lazy, documents may wait to be parsed, reading
-// their text again through again (when not nil).
-func loadFiles(ctx context.Context, root string, files []discover.File, required []string, maxSize int64, lazy bool, again *loader.Loader, progress func()) ([]loader.Document, []Unreadable, error) {
-	work := append([]discover.File(nil), files...)
-	listed := map[string]bool{}
-	for _, f := range files {
-		listed[f.Path] = true
-	}
-	for _, r := range required {
-		if listed[r] {
-			continue
-		}
-		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(r)))
-		if err != nil && errors.Is(err, fs.ErrNotExist) {
-			continue // BG201 reports it
-		}
-		if err == nil && st.IsDir() {
-			continue
-		}
-		work = append(work, discover.File{Path: r, Kind: loader.KindRequirements})
-	}
-	type result struct {
-		docs   []loader.Document
-		unread *Unreadable
-	}
-	results := make([]result, len(work))
-	workers := min(runtime.GOMAXPROCS(0), len(work))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		l, err := loader.NewLoader(root)
-		if err != nil {
-			close(next)
-			wg.Wait()
-			return nil, nil, err
-		}
-		if maxSize > 0 {
-			l.MaxFileSize = maxSize
-		}
-		l.Lazy, l.Again = lazy, again
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer l.Close()
-			for i := range next {
-				f := work[i]
-				kind := f.Kind
-				if kind == "" {
-					// Discovery keeps without a kind only what it could
-					// not open to read a shebang (a link out of the root,
-					// a loop): opening it fails again below, and the
-					// document that carries the BG001 needs some kind.
-					kind = loader.KindShell
-					if k, ok := loader.DetectName(f.Path); ok {
-						kind = k
-					}
-				}
-				ds, err := l.Load(f.Path, kind)
-				if err != nil {
-					doc := loader.Empty(kind, f.Path)
-					reason := describe(err)
-					addError(doc, "cannot open the file: "+reason)
-					results[i] = result{docs: []loader.Document{doc}, unread: &Unreadable{Path: f.Path, Reason: reason}}
-				} else {
-					for _, d := range ds {
-						if d.DocPath() == f.Path {
-							for _, e := range f.Errors {
-								loader.AddError(d, e)
-							}
-						}
-					}
-					results[i] = result{docs: ds}
-				}
-				if progress != nil {
-					progress()
-				}
-			}
-		}()
-	}
-	fed := make(chan struct{})
-	go func() {
-		defer close(fed)
-		defer close(next)
-		for i := range work {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	<-fed
-	finished := make(chan struct{})
-	go func() { wg.Wait(); close(finished) }()
-	select {
-	case <-finished:
-	case <-ctx.Done():
-		return nil, nil, ctx.Err()
-	}
-	if err := ctx.Err(); err != nil {
+	l, err := loader.NewLoader(root)
+	if err != nil {
 		return nil, nil, err
 	}
+	defer func() { _ = l.Close() }()
+	if maxSize > 0 {
+		l.MaxFileSize = maxSize
+	}
 	var docs []loader.Document
-	var unreadable []Unreadable
-	loaded := map[string]bool{}
-	for i, r := range results {
-		if loaded[work[i].Path] {
-			continue // read already, as an include of an earlier file
-		}
-		if r.unread != nil {
-			unreadable = append(unreadable, *r.unread)
-		}
-		for _, d := range r.docs {
-			if !loaded[d.DocPath()] {
-				loaded[d.DocPath()] = true
+	var unread []Unreadable
+	seen := map[string]bool{}
+	add := func(ds []loader.Document) {
+		for _, d := range ds {
+			if !seen[d.DocPath()] {
+				seen[d.DocPath()] = true
 				docs = append(docs, d)
 			}
 		}
 	}
-	return docs, unreadable, nil
+	work := append([]discover.File(nil), files...)
+	for _, r := range required {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(r))); err == nil {
+			work = append(work, discover.File{Path: r, Kind: loader.KindRequirements})
+		}
+	}
+	for _, f := range work {
+		if seen[f.Path] {
+			continue
+		}
+		kind := f.Kind
+		if kind == "" {
+			kind = loader.KindShell
+		}
+		ds, err := l.Load(f.Path, kind)
+		if err != nil {
+			doc := loader.Empty(kind, f.Path)
+			addError(doc, "cannot open the file: "+describe(err))
+			unread = append(unread, Unreadable{Path: f.Path, Reason: describe(err)})
+			ds = []loader.Document{doc}
+		}
+		add(ds)
+	}
+	return docs, unread, nil
 }
 
 func addError(doc loader.Document, msg string) {
@@ -397,4 +432,10 @@ func ResolveSettings(c *config.Config, rules []finding.Rule) (map[string]Setting
 		}
 	}
 	return out, nil
+}
+
+func dbg(what string, t0 time.Time) {
+	if os.Getenv("BUILDGATE_PHASES") != "" {
+		fmt.Fprintf(os.Stderr, "phase %s: %v\n", what, time.Since(t0))
+	}
 }

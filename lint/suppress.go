@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"sort"
 	"github.com/buildgate/buildgate/finding"
 	"strings"
 	"time"
@@ -49,7 +50,7 @@ type marker struct {
 
 // Suppress splits findings into those reported and those suppressed, and
 // adds the findings suppressions make (BG002-BG004).
-func Suppress(fs []finding.Finding, docs []loader.Document, cfg *config.Config, rules []finding.Rule, o SuppressOptions) (kept []finding.Finding, suppressed []Suppressed, made []finding.Finding) {
+func Suppress(fs []finding.Finding, byPath map[string][]loader.Suppression, cfg *config.Config, rules []finding.Rule, o SuppressOptions) (kept []finding.Finding, suppressed []Suppressed, made []finding.Finding) {
 	byName := map[string]finding.Rule{}
 	locked := map[string]bool{}
 	for _, r := range rules {
@@ -75,10 +76,15 @@ func Suppress(fs []finding.Finding, docs []loader.Document, cfg *config.Config, 
 	markers := map[string][]*marker{}
 	var all []*marker
 	if o.Inline {
-		for _, d := range docs {
-			for _, s := range d.DocSuppressions() {
-				m := &marker{path: d.DocPath(), s: s, used: map[string]bool{}}
-				markers[d.DocPath()] = append(markers[d.DocPath()], m)
+		paths := make([]string, 0, len(byPath))
+		for p := range byPath {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			for _, s := range byPath[p] {
+				m := &marker{path: p, s: s, used: map[string]bool{}}
+				markers[p] = append(markers[p], m)
 				all = append(all, m)
 			}
 		}

@@ -67,11 +67,4 @@ func addError(doc Document, e Error) { setErrors(doc, append(doc.DocErrors(), e)
 
 // AddError adds an error entry to a document (a file the caller could not
 // open, for one).
-// A waiting document keeps it through every parse.
-func AddError(doc Document, e Error) {
-	if l, ok := doc.(*Lazy); ok {
-		l.addExtra(e)
-		return
-	}
-	addError(doc, e)
-}
+func AddError(doc Document, e Error) { addError(doc, e) }

@@ -250,14 +250,7 @@ type Loader struct {
 	root        *os.Root
 	realDir     string // the root directory with links resolved
 	MaxFileSize int64
-	// Lazy lets documents wait to be parsed until read (Prepare).
-	Lazy bool
-	// Again, with Lazy, is the loader through which a waiting document
-	// reads its text again when asked (it must stay open while the
-	// documents are in use, and may be shared: reading is safe for
-	// concurrent use); without it the documents hold their text.
-	Again *Loader
-	seen  map[string]bool
+	seen        map[string]bool
 }
 
 // NewLoader opens root for reading.
@@ -303,31 +296,21 @@ func (l *Loader) Load(rel string, kind Kind) ([]Document, error) {
 		return nil, &ReadError{Path: rel, Err: err}
 	}
 	l.seen[rel] = true
-	var doc Document
-	if l.Lazy {
-		doc = prepare(kind, rel, src, l.Again)
-	} else {
-		doc = Parse(kind, rel, src)
-	}
+	doc := Parse(kind, rel, src)
 	docs := []Document{doc}
 	if req, ok := doc.(*RequirementsDocument); ok {
-		req.parsed, req.raw = len(req.Errors), src
-		docs = append(docs, l.includes(req, []string{rel})...)
-	}
-	if l.Lazy && l.Again != nil {
-		// Requirements files, parsed at once to follow their includes,
-		// wait like the others now, so that they are not held for the
-		// run. A large file (past maxLazyBytes), requirements or not, is
-		// held parsed: parsing it again, once for the repository's facts
-		// and once in its batch, doubled the time of the hostile cases.
-		for i, d := range docs {
-			r, ok := d.(*RequirementsDocument)
-			if ok && len(r.raw) <= maxLazyBytes && bytes.IndexByte(r.raw, 0) < 0 {
-				docs[i] = waitAgain(r, l.Again)
-			}
-		}
+		docs = append(docs, l.FollowIncludes(req)...)
 	}
 	return docs, nil
+}
+
+// FollowIncludes reads the requirements files a parsed requirements file
+// includes (-r, -c), and those they include, each once per Loader; what
+// following them finds (a cycle, an include that cannot be read, one that
+// is missing) is recorded in the documents.
+func (l *Loader) FollowIncludes(req *RequirementsDocument) []Document {
+	l.seen[req.Path] = true
+	return l.includes(req, []string{req.Path})
 }
 
 // includes follows -r and -c lines depth first, without recursion (a
@@ -386,7 +369,6 @@ func (l *Loader) includes(root *RequirementsDocument, chain []string) []Document
 		}
 		l.seen[inc.Path] = true
 		sub := Parse(KindRequirements, inc.Path, src).(*RequirementsDocument)
-		sub.parsed, sub.raw = len(sub.Errors), src
 		out = append(out, sub)
 		onChain[inc.Path] = len(chain)
 		chain = append(chain, inc.Path)
@@ -394,6 +376,10 @@ func (l *Loader) includes(root *RequirementsDocument, chain []string) []Document
 	}
 	return out
 }
+
+// Read reads the file rel (slash-separated, below the root) as Load does,
+// without parsing it: never inside .git, never past MaxFileSize.
+func (l *Loader) Read(rel string) ([]byte, error) { return l.read(rel) }
 
 func (l *Loader) read(rel string) ([]byte, error) {
 	if l.inGitDir(rel) {

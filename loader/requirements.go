@@ -19,11 +19,6 @@ type RequirementsDocument struct {
 	Options      []Flag        `json:"options"`
 	Includes     []Include     `json:"includes"`
 	Errors       []Error       `json:"errors"`
-	// parsed is how many of Errors the parse gave: following the
-	// includes (Loader.includes) adds the others. raw is the text as read
-	// (Header's is without a byte order mark), for waitAgain.
-	parsed int
-	raw    []byte
 }
 
 // DocErrors implements Document.

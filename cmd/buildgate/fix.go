@@ -101,7 +101,7 @@ func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer)
 		}
 	}
 	out, err := lint.Run(ctx, lint.Options{Root: root, Paths: args, Config: cfg, Engine: eng, MaxFileSize: f.maxSize,
-		Timeout: f.timeout, LazyParse: len(f.policy.dirs) == 0,
+		Timeout:  f.timeout,
 		Suppress: lint.SuppressOptions{Inline: !f.noInline, Today: time.Now(), Whole: coversRoot(root, args)}})
 	if err != nil {
 		var ee *exitError

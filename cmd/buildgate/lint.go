@@ -161,8 +161,8 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		}
 	}
 	opts := lint.Options{Root: root, Paths: args, Config: cfg, EngineReady: ready, MaxFileSize: f.maxSize, Timeout: f.timeout,
-		LazyParse: len(f.policy.dirs) == 0,
-		Suppress:  lint.SuppressOptions{Inline: !f.noInline, Today: time.Now(), Whole: coversRoot(root, args)}}
+
+		Suppress: lint.SuppressOptions{Inline: !f.noInline, Today: time.Now(), Whole: coversRoot(root, args)}}
 	if err := newFrom(&opts, f); err != nil {
 		return err
 	}

@@ -123,5 +123,8 @@ func safeLines(msg string) string {
 
 func main() {
 	setMemoryLimit(os.Getenv)
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stop := startProfile(os.Getenv)
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }

@@ -33,18 +33,23 @@ element_text(el) := t if {
 # documents of one kind: those the rules report on.
 documents(kind) := object.get(documents_by_kind, kind, [])
 
-# all_documents are the documents the rules report on and, in the
-# engine's streaming evaluation, the stubs of the others (input.others:
-# only what the pack reads across files, see engine/stub.go). Facts about
-# the repository (the source build's names, the -r graph, which files name
-# a requirements file) come from all of them; findings from
-# input.documents alone, so that a batch costs what its own documents do.
-all_documents := array.concat(input.documents, object.get(input, "others", []))
+# table is the value at path of the repository's table
+# (data.buildgate.facts), or dflt where the table has none. In the
+# engine's evaluation of a file the engine's table is read through
+# buildgate.repo, which records every read: the engine evaluates a file
+# once with the table its own facts make, and again only when one of
+# those reads answers otherwise from the repository's whole table. In an
+# evaluation over every document (policy tests) the table is folded here.
+table(path, dflt) := v if {
+	v := buildgate.repo(path, dflt)
+} else := object.get(data.buildgate.facts.repo, path, dflt)
 
-# all_documents_of are those of one kind.
-all_documents_of(kind) := object.get(all_documents_by_kind, kind, [])
-
-all_documents_by_kind := {k: [d | some d in all_documents; d.kind == k] | some k in kinds}
+# per_file reports whether the evaluation is of one file (the engine's
+# per-file evaluation, input.scope "file"): findings about the repository
+# as a whole (a missing requirements file) come from the evaluation of the
+# repository (input.scope "repository"), or from an evaluation over every
+# document at once (policy tests), never from each file's.
+per_file if input.scope == "file"
 
 # kinds are the document kinds.
 kinds := {"dockerfile", "hcl", "requirements", "shell", "pipeline"}

@@ -8,17 +8,76 @@ package buildgate.lib.pin
 
 import data.buildgate.lib
 
-# by_path indexes requirements documents by path.
-by_path := {d.path: d | some d in lib.all_documents_of("requirements")}
+# file_facts are what the pin rules need of document d when they read
+# another file: of a requirements file, the files it pulls in (-r: the
+# pin follows them; -c installs nothing), the packages it names and
+# whether it is in hash-checking mode; of any file, which configured
+# requirements files it names (a Dockerfile that copies or installs one,
+# a script or bake file that passes it, a requirements file that includes
+# it).
+file_facts(d) := {
+	"requirement_includes": [i.path | d.kind == "requirements"; some i in d.includes; i.kind == "requirement"; i.path != ""],
+	"names": [r.normalized | d.kind == "requirements"; some r in d.requirements],
+	"hashed": is_hashed(d),
+	"named": [f | some f in configured; d.path != f; names_requirements(d, f)],
+}
+
+is_hashed(d) if {
+	d.kind == "requirements"
+	hashed(d)
+} else := false
+
+# configured are every migration's requirements files.
+configured contains f if {
+	some m in lib.migrations
+	some f in object.get(m, "requirements", [])
+}
+
+# A requirements file that pulls f in (-r or -c) names it, however the
+# line spells the path (-r rocm.txt beside it): the loader resolves
+# includes, so the text need not hold f.
+names_requirements(d, f) if {
+	d.kind == "requirements"
+	some i in d.includes
+	i.path == f
+}
+
+# Any other file names it where its text does (one native scan first, the
+# document only where the path occurs).
+names_requirements(d, f) if {
+	d.kind != "requirements"
+	buildgate.source_contains(d.path, [f])
+	names_file(d, f)
+}
+
+# fold is the pin rules' part of the repository table.
+fold(files) := {
+	"by_path": {f.path: {"names": f.facts.pin.names, "hashed": f.facts.pin.hashed} | some f in files; f.kind == "requirements"},
+	"includes": edges,
+	"reach": {f: graph.reachable(edges, {f}) | some f in configured},
+	"named": {n | some f in files; some n in f.facts.pin.named},
+} if {
+	edges := {f.path: f.facts.pin.requirement_includes | some f in files; f.kind == "requirements"}
+}
+
+# by_path are the requirements files of the repository, by path: the
+# packages each names and whether it is in hash-checking mode.
+by_path := lib.table(["pin", "by_path"], {})
+
+# file_of is what the table holds of one requirements file (null: no
+# such file).
+file_of(p) := lib.table(["pin", "by_path", p], null)
 
 # includes is the -r graph (constraints files install nothing, so -c is
 # not followed for the pin).
-includes := {d.path: [i.path | some i in d.includes; i.kind == "requirement"; i.path != ""] |
-	some d in lib.all_documents_of("requirements")
-}
+includes := lib.table(["pin", "includes"], {})
 
-# reachable are a file and every file it pulls in with -r.
-reachable(path) := graph.reachable(includes, {path})
+# reachable are a file and every file it pulls in with -r: folded once for
+# the configured files (every file's evaluation asks of them).
+reachable(path) := r if {
+	r := lib.table(["pin", "reach", path], null)
+	r != null
+} else := graph.reachable(includes, {path})
 
 # names reports whether requirement r is for the migration's package.
 names(m, r) if r.normalized == normalized[m.package].package
@@ -39,8 +98,8 @@ normalized := {m.package: {
 # the package.
 carried(m, path) if {
 	some p in reachable(path)
-	some r in by_path[p].requirements
-	names(m, r)
+	some n in object.get(file_of(p), "names", [])
+	n == normalized[m.package].package
 }
 
 # from_index reports whether a requirement is resolved from a package index
@@ -108,7 +167,7 @@ hash_mode(path) if {
 	some f, _ in by_path
 	path in reachable(f)
 	some g in reachable(f)
-	hashed(by_path[g])
+	by_path[g].hashed == true
 }
 
 # unread reports whether a requirements file was not read whole (too
@@ -120,31 +179,12 @@ unread(d) if {
 }
 
 # named_by_build_file reports whether a build file other than the
-# requirements file f names it: an instruction of a Dockerfile (COPY,
-# RUN pip install -r …), a word of a script, an attribute of a bake file,
-# or an include of another requirements file. The source is searched first
-# (one native scan), the document only where the path occurs.
-named_by_build_file(f) if f in input.facts.named_requirements
+# requirements file f names it (from the repository table).
+named_by_build_file(f) if f in lib.table(["pin", "named"], [])
 
-# A requirements file that pulls f in with -r names it, however the line
-# spells the path (-r rocm.txt beside it): the loader resolves includes,
-# so the text need not hold f.
-named_by_build_file(f) if {
-	not input.facts
-	some d in lib.all_documents_of("requirements")
-	d.path != f
-	some i in d.includes
-	i.path == f
-}
-
-named_by_build_file(f) if {
-	not input.facts
-	some d in lib.all_documents
-	d.path != f
-	buildgate.source_contains(d.path, [f])
-	names_file(d, f)
-}
-
+# names_file reports whether a document other than a requirements file
+# names f: an instruction of a Dockerfile (COPY, RUN pip install -r …), a
+# word of a script, an attribute of a bake file.
 names_file(d, f) if {
 	d.kind == "dockerfile"
 	some ins in lib.instructions(d)
@@ -170,10 +210,4 @@ names_file(d, f) if {
 	d.kind == "hcl"
 	some x in lib.hcl_attributes(d)
 	contains(x.attr.text, f)
-}
-
-names_file(d, f) if {
-	d.kind == "requirements"
-	some i in d.includes
-	i.path == f
 }

@@ -18,38 +18,77 @@ import data.buildgate.lib
 # answers true.)
 base_needles(m) := array.concat(array.concat(m.names, m.build_args), m.repositories)
 
-# The repository's facts below (relevant0_by_package, relevant_by_package,
-# all_stages_by_package, targets_by_package) are computed from every
-# document; in the engine's streaming evaluation they are computed once,
-# by data.buildgate.select.facts over the whole selection, and each batch
-# reads them from input.facts (as arrays: made sets again here).
-relevant0_by_package := {pkg: {p | some p in ps} | some pkg, ps in input.facts.relevant0} if input.facts
+# The repository's facts (data.buildgate.facts, issue 27): the engine
+# evaluates each file alone, so what the rules need to know of the other
+# files is each file's facts (file_facts), folded once into the
+# repository's table (fold), which every file's evaluation reads.
 
-relevant0_by_package := {m.package: paths |
-	some m in lib.migrations
-	needles := base_needles(m)
-	paths := {d.path |
-		some d in lib.all_documents
-		buildgate.source_contains(d.path, needles)
+# file_facts are what the other files' evaluations need of document d: is
+# it relevant by the migration's own words (relevant0), the source-build
+# stages of a relevant Dockerfile, the targets of a relevant bake file
+# named for the source build, and every target of a bake file in scope
+# with the stage it builds (a target that builds a source-build stage of
+# another file is the source build's too).
+file_facts(m, d) := {
+	"relevant0": is_relevant0(m, d),
+	"stages": [s | is_relevant0(m, d); d.kind == "dockerfile"; some s in stages_of(m, d)],
+	"targets": [t | is_relevant0(m, d); d.kind == "hcl"; some t, _ in d.targets; lib.source_build_name(m, t)],
+	"target_stages": [[t, lower(a.value)] |
+		d.kind == "hcl"
 		lib.in_scope(m, d.path)
-		not other_platform(m, d.path)
-	}
-} if not input.facts
+		some t, b in d.targets
+		some a in b.attributes
+		a.name == "target"
+		is_string(a.value)
+	],
+}
 
-relevant_by_package := {pkg: {p | some p in ps} | some pkg, ps in input.facts.relevant} if input.facts
-
-relevant_by_package := {m.package: paths |
-	some m in lib.migrations
-	paths := relevant0_by_package[m.package] | by_known_name(m)
-} if not input.facts
-
-by_known_name(m) := {d.path |
-	names := [n | some n in known_names(m)]
-	count(names) > 0
-	some d in lib.all_documents
-	buildgate.source_contains(d.path, names)
+is_relevant0(m, d) if {
+	buildgate.source_contains(d.path, base_needles(m))
 	lib.in_scope(m, d.path)
 	not other_platform(m, d.path)
+} else := false
+
+# fold is the migration's part of the repository table, from every file's
+# facts ([{path, kind, facts}]): the files relevant by the migration's own
+# words, each relevant Dockerfile's source-build stages, every stage, the
+# bake targets of the source build, and the names of both (a script that
+# names one is about the source build).
+fold(m, files) := {
+	"relevant0": {f.path: true | some f in files; f.facts.sourcebuild[m.package].relevant0 == true},
+	"stages_by_doc": {f.path: ss |
+		some f in files
+		ss := f.facts.sourcebuild[m.package].stages
+		count(ss) > 0
+	},
+	"all_stages": stages,
+	"targets": targets,
+	"known_names": (stages | {lower(t) | some t in targets}),
+} if {
+	stages := {s | some f in files; some s in f.facts.sourcebuild[m.package].stages}
+	targets := {t | some f in files; some t in f.facts.sourcebuild[m.package].targets} | {ts[0] |
+		some f in files
+		some ts in f.facts.sourcebuild[m.package].target_stages
+		ts[1] in stages
+	}
+}
+
+# relevant0 reports whether a file is relevant by the migration's own
+# words (its name tokens, build arguments, repositories).
+relevant0(m, path) if lib.table(["sourcebuild", m.package, "relevant0", path], false) == true
+
+# relevant reports whether the source-build rules look into a document: it
+# is relevant by the migration's words, or it names a stage or target of
+# the source build defined anywhere in the repository.
+relevant(m, path) if relevant0(m, path)
+
+relevant(m, path) if {
+	not relevant0(m, path)
+	names := [n | some n in known_names(m)]
+	count(names) > 0
+	buildgate.source_contains(path, names)
+	lib.in_scope(m, path)
+	not other_platform(m, path)
 }
 
 # other_platform reports whether a build file is for another platform: its
@@ -73,9 +112,6 @@ platform_shown(m, _) if count(object.get(m, "platform", [])) == 0
 
 platform_shown(m, path) if buildgate.source_words(path, m.platform)
 
-# relevant reports whether the source-build rules look into a document.
-relevant(m, path) if path in relevant_by_package[m.package]
-
 # docs are the relevant documents, docs_of_kind those of a kind: rules
 # iterate these rather than every document (a function call per document
 # and rule is what costs on a large repository).
@@ -83,7 +119,7 @@ docs(m) := relevant_docs_by_package[m.package]
 
 docs_of_kind(m, kind) := [d | some d in relevant_docs_by_package[m.package]; d.kind == kind]
 
-relevant_docs_by_package := {m.package: [d | some d in input.documents; d.path in relevant_by_package[m.package]] |
+relevant_docs_by_package := {m.package: [d | some d in input.documents; relevant(m, d.path)] |
 	some m in lib.migrations
 }
 
@@ -148,16 +184,11 @@ stage_named(m, st) if {
 # case (buildkit compares stage names case-insensitively).
 direct_stages(m, d) := {lower(st.name) | some st in d.stages; stage_named(m, st)}
 
-# stages adds the stages built FROM a source-build stage (one level: the
-# export stage of a build chain), for the Dockerfile at path.
-stages(m, path) := object.get(stages_by_doc[m.package], path, set())
-
-stages_by_doc := {m.package: {d.path: stages_of(m, d) |
-	some d in lib.all_documents_of("dockerfile")
-	d.path in relevant0_by_package[m.package]
-} |
-	some m in lib.migrations
-}
+# stages are the source-build stages of the Dockerfile at path: those
+# named for it, and those built FROM one (one level: the export stage of
+# a build chain); from the repository table, where every relevant
+# Dockerfile's are.
+stages(m, path) := {s | some s in lib.table(["sourcebuild", m.package, "stages_by_doc", path], [])}
 
 stages_of(m, d) := direct_stages(m, d) | {lower(st.name) |
 	some st in d.stages
@@ -169,50 +200,14 @@ stages_of(m, d) := direct_stages(m, d) | {lower(st.name) |
 
 # targets are the bake targets of the source build, from every HCL
 # document: named for it, or building a source-build stage.
-targets(m) := targets_by_package[m.package]
-
-targets_by_package := {pkg: {t | some t in ts} | some pkg, ts in input.facts.targets} if input.facts
-
-targets_by_package := {m.package: targets_of(m) | some m in lib.migrations} if not input.facts
-
-targets_of(m) := {t |
-	some d in lib.all_documents_of("hcl")
-	d.path in relevant0_by_package[m.package]
-	some t, _ in d.targets
-	lib.source_build_name(m, t)
-} | {t |
-	stage_names := [s | some s in all_stages(m)]
-	count(stage_names) > 0
-	some d in lib.all_documents_of("hcl")
-	lib.in_scope(m, d.path)
-	buildgate.source_contains(d.path, stage_names)
-	some t, b in d.targets
-	some a in b.attributes
-	a.name == "target"
-	is_string(a.value)
-	lower(a.value) in all_stages(m)
-}
+targets(m) := {t | some t in lib.table(["sourcebuild", m.package, "targets"], [])}
 
 # all_stages are the source-build stages of every Dockerfile in scope.
-all_stages(m) := all_stages_by_package[m.package]
-
-all_stages_by_package := {pkg: {s | some s in ss} | some pkg, ss in input.facts.all_stages} if input.facts
-
-all_stages_by_package := {m.package: all_stages_of(m) | some m in lib.migrations} if not input.facts
-
-all_stages_of(m) := {s |
-	some st in stages_by_doc[m.package]
-	some s in st
-}
+all_stages(m) := {s | some s in lib.table(["sourcebuild", m.package, "all_stages"], [])}
 
 # known_names are every stage and target name of the source build in the
 # repository: a script that names one of them is about the source build.
-known_names(m) := known_names_by_package[m.package]
-
-known_names_by_package := {m.package: names |
-	some m in lib.migrations
-	names := all_stages(m) | {lower(t) | some t in targets(m)}
-}
+known_names(m) := {s | some s in lib.table(["sourcebuild", m.package, "known_names"], [])}
 
 # repo_vars are the variables of a document that hold the package's
 # repository: declared build arguments named *REPO* or *URL*, and any ARG,

@@ -22,11 +22,13 @@ package buildgate.rules.wheel_pin_missing
 import data.buildgate.lib
 import data.buildgate.lib.pin
 
-# The file exists and does not carry the pin.
+# The file exists and does not carry the pin: reported in the file's own
+# evaluation, which has its document (where the pin line goes).
 deny contains object.union(lib.file_finding(f, msg), fix_of(m, d)) if {
 	some m in lib.migrations
+	some d in lib.documents("requirements")
 	some f in m.requirements
-	d := pin.by_path[f]
+	d.path == f
 	not pin.carried(m, f)
 	msg := sprintf("%s does not require %s; add the line `%s` so the image installs the published wheel", [f, m.package, pin.wanted(m)])
 }
@@ -43,11 +45,13 @@ fix_of(m, d) := {"fix": {
 	not pin.unread(d)
 } else := {}
 
-# The file does not exist, in a repository it concerns.
+# The file does not exist, in a repository it concerns: a finding about
+# the repository, from its evaluation (not each file's).
 deny contains object.union(lib.file_finding(f, msg), {"fix": fix}) if {
+	not lib.per_file
 	some m in lib.migrations
 	some f in m.requirements
-	not pin.by_path[f]
+	pin.file_of(f) == null
 	concerned(f)
 	msg := sprintf("%s does not exist; create it with the line `%s` so the image installs the published wheel", [f, pin.wanted(m)])
 	fix := {
@@ -64,7 +68,13 @@ concerned(_) if source_build_found
 # source_build_found: any source-build finding, whichever migration (a
 # repository with a source build the configuration guards is one it
 # concerns). Rules turned off by configuration still count: the evidence
-# is there.
+# is there. In the repository's evaluation the files' findings are
+# input.findings; in an evaluation over every document, the rules'.
+source_build_found if {
+	some f in object.get(input, "findings", [])
+	f.rule in {"BG101", "BG102", "BG103", "BG104"}
+}
+
 source_build_found if count(data.buildgate.rules.source_build_stage.deny) > 0
 
 source_build_found if count(data.buildgate.rules.source_build_step.deny) > 0

@@ -16,11 +16,12 @@ package buildgate.rules.wheel_variant_mismatch
 import data.buildgate.lib
 import data.buildgate.lib.pin
 
-deny contains lib.finding(pin.by_path[p], r.name_word, msg) if {
+deny contains lib.finding(d, r.name_word, msg) if {
 	some m in lib.migrations
+	some d in lib.documents("requirements")
 	some f in m.requirements
-	some p in pin.reachable(f)
-	some r in pin.by_path[p].requirements
+	d.path in pin.reachable(f)
+	some r in d.requirements
 	pin.variant(m, r)
 	msg := sprintf("%s is a different variant of the package; %s must pin `%s` instead", [r.name, f, pin.wanted(m)])
 }

@@ -1,0 +1,26 @@
+package engine
+
+import (
+	"reflect"
+
+	"github.com/buildgate/buildgate/loader"
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// Doc is a document as an evaluation takes it: its path, its value (the
+// document as policies see it, converted once) and its text, which the
+// source builtins read (nil when it is not at hand).
+type Doc struct {
+	Path   string
+	Value  ast.Value
+	Source []byte
+}
+
+// Convert converts a loaded document for evaluation.
+func Convert(d loader.Document) (Doc, error) {
+	t, err := toTerm(reflect.ValueOf(d))
+	if err != nil {
+		return Doc{}, err
+	}
+	return Doc{Path: d.DocPath(), Value: t.Value, Source: d.DocSource()}, nil
+}

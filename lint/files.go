@@ -1,0 +1,340 @@
+package lint
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/buildgate/buildgate/discover"
+	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/internal/safefile"
+	"github.com/buildgate/buildgate/loader"
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// file is what a run keeps of one file between its phases (issue 27):
+// its facts, the stamp of its text (to read it again), its suppression
+// markers, and its document only while the budget of documents kept
+// allows. A document is a plain value: when it is not kept it is read
+// again and parsed anew for its evaluation.
+type file struct {
+	path  string
+	kind  loader.Kind
+	bare  bool // not parsed: its text holds none of the needles
+	stamp loader.Stamp
+	// notes are errors found outside its parse (discovery's: a bound a
+	// reference passed), added to every parse of it.
+	notes []loader.Error
+	facts ast.Value
+	// findings and reads are its evaluation with the table its own facts
+	// make: final when every read answers the same from the repository's
+	// whole table (engine.Table.Holds), else it is evaluated again.
+	findings []finding.Finding
+	reads    []engine.Read
+	// doc is the document converted, while kept (Value nil otherwise).
+	doc          engine.Doc
+	suppressions []loader.Suppression
+	unread       *Unreadable
+	context      bool // loaded only as context (loadContext)
+}
+
+// keepBudget is how much source text the documents a run keeps converted
+// between the facts and the evaluation may have: a converted document is
+// some sixty times its text. Beyond it a document is read again and
+// parsed anew for its evaluation, so memory is bounded by the files in
+// flight, not the repository. Requirements files are kept whatever their
+// size (their includes were followed as they loaded), and every document
+// when user policies are loaded (they read every document at once).
+const keepBudget = 256 << 10
+
+// phase1 is what the first phase needs: the engine, the configuration's
+// value, the needles, and whether every file is parsed (user policies).
+type phase1 struct {
+	eng      *engine.Engine
+	cfg      ast.Value
+	needles  []string
+	parseAll bool
+	kept     atomic.Int64
+}
+
+// loadAll reads, parses what the needles ask for, converts and takes the
+// facts of every file (and of the required files that exist and are not
+// among them), on GOMAXPROCS workers, each with its own loader. A file
+// that cannot be read is a document holding only an error entry, so that
+// BG001 reports it: nothing fails open. The files come out in the order
+// a sequential read gives, each path once.
+func (p *phase1) loadAll(ctx context.Context, root string, files []discover.File, required []string, maxSize int64, progress func()) ([]*file, error) {
+	work := append([]discover.File(nil), files...)
+	listed := map[string]bool{}
+	for _, f := range files {
+		listed[f.Path] = true
+	}
+	for _, r := range required {
+		if listed[r] {
+			continue
+		}
+		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(r)))
+		if err != nil && errors.Is(err, fs.ErrNotExist) || err == nil && st.IsDir() {
+			continue // BG201 reports a missing one
+		}
+		work = append(work, discover.File{Path: r, Kind: loader.KindRequirements})
+	}
+	jobs, err := p.requirementsFirst(ctx, root, work, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*file, len(jobs))
+	errs := make([]error, len(jobs))
+	err = eachParallel(ctx, len(jobs), func() (func(int), func(), error) {
+		l, err := loader.NewLoader(root)
+		if err != nil {
+			return nil, nil, err
+		}
+		if maxSize > 0 {
+			l.MaxFileSize = maxSize
+		}
+		return func(i int) {
+			j := jobs[i]
+			if j.doc != nil {
+				out[i], errs[i] = p.finish(ctx, &file{path: j.doc.DocPath(), kind: j.doc.DocKind(), notes: j.f.Errors, stamp: loader.StampOf(j.src), unread: j.unread}, j.doc, j.src)
+			} else {
+				out[i], errs[i] = p.load(ctx, l, j.f)
+			}
+			if progress != nil {
+				progress()
+			}
+		}, func() { _ = l.Close() }, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// job is one file of the first phase: a file to read, or a requirements
+// document read already (doc, its text, and unread when it could not be).
+type job struct {
+	f      discover.File
+	doc    loader.Document
+	src    []byte
+	unread *Unreadable
+}
+
+// requirementsFirst reads the requirements files, in order, on one loader,
+// following their includes: that is a walk of one graph, and where it
+// finds a cycle depends on where it starts, so it starts where a
+// sequential read does. The jobs are every file once: each requirements
+// file as read (the files it includes after it), the others to read.
+func (p *phase1) requirementsFirst(ctx context.Context, root string, work []discover.File, maxSize int64) ([]job, error) {
+	l, err := loader.NewLoader(root)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = l.Close() }()
+	if maxSize > 0 {
+		l.MaxFileSize = maxSize
+	}
+	var jobs []job
+	done := map[string]bool{}
+	for _, f := range work {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if done[f.Path] {
+			continue
+		}
+		if f.Kind != loader.KindRequirements {
+			done[f.Path] = true
+			jobs = append(jobs, job{f: f})
+			continue
+		}
+		ds, err := l.Load(f.Path, loader.KindRequirements)
+		if err != nil {
+			reason := describe(err)
+			doc := loader.Empty(loader.KindRequirements, f.Path)
+			addError(doc, "cannot open the file: "+reason)
+			done[f.Path] = true
+			jobs = append(jobs, job{f: f, doc: doc, unread: &Unreadable{Path: f.Path, Reason: reason}})
+			continue
+		}
+		for i, d := range ds {
+			if done[d.DocPath()] {
+				continue
+			}
+			done[d.DocPath()] = true
+			j := job{doc: d, src: d.DocSource()}
+			if i == 0 {
+				j.f = f
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs, nil
+}
+
+// eachParallel runs n jobs on GOMAXPROCS workers; each worker is made by
+// start (its job function and what ends it). It returns when every job is
+// done, or at once when ctx ends (a job still running is left to its
+// worker: the process is about to exit with an error).
+func eachParallel(ctx context.Context, n int, start func() (func(int), func(), error)) error {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		job, end, err := start()
+		if err != nil {
+			close(next)
+			wg.Wait()
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer end()
+			for i := range next {
+				job(i)
+			}
+		}()
+	}
+	fed := make(chan struct{})
+	go func() {
+		defer close(fed)
+		defer close(next)
+		for i := 0; i < n; i++ {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	<-fed
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return ctx.Err()
+}
+
+// load is the first phase of one file other than a requirements file:
+// read it, parse it when it must be (or the needles say it matters), and
+// finish it.
+func (p *phase1) load(ctx context.Context, l *loader.Loader, f discover.File) (*file, error) {
+	kind := f.Kind
+	if kind == "" {
+		// Discovery keeps without a kind only what it could not open to
+		// read a shebang (a link out of the root, a loop): opening it fails
+		// again below, and the document that carries the BG001 needs some
+		// kind.
+		kind = loader.KindShell
+		if k, ok := loader.DetectName(f.Path); ok {
+			kind = k
+		}
+	}
+	src, err := l.Read(f.Path)
+	if err != nil {
+		doc := loader.Empty(kind, f.Path)
+		var tooBig *safefile.SizeError
+		if errors.As(err, &tooBig) {
+			tooBig.Flag = "--max-file-size"
+			loader.AddError(doc, loader.Error{Message: tooBig.Error(), Pos: startPos})
+			return p.finish(ctx, &file{path: f.Path, kind: kind, notes: f.Errors}, doc, nil)
+		}
+		reason := describe(err)
+		loader.AddError(doc, loader.Error{Message: "cannot open the file: " + reason, Pos: startPos})
+		return p.finish(ctx, &file{path: f.Path, kind: kind, notes: f.Errors, unread: &Unreadable{Path: f.Path, Reason: reason}}, doc, nil)
+	}
+	first := &file{path: f.Path, kind: kind, notes: f.Errors, stamp: loader.StampOf(src)}
+	if !p.parseAll && !loader.MustParse(kind, src) && !engine.ContainsAny(src, p.needles) {
+		first.bare = true
+		return p.finish(ctx, first, loader.Bare(kind, f.Path, src), src)
+	}
+	return p.finish(ctx, first, loader.Parse(kind, f.Path, src), src)
+}
+
+var startPos = loader.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}
+
+// finish converts a file's document, takes its facts, evaluates it with
+// the table its own facts make (recording what it reads of the table),
+// and keeps the document while the budget allows.
+func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src []byte) (*file, error) {
+	for _, e := range f.notes {
+		loader.AddError(doc, e)
+	}
+	d, err := engine.Convert(doc)
+	if err != nil {
+		return nil, err
+	}
+	d.Source = loader.Text(src)
+	if f.facts, err = p.eng.FileFacts(ctx, p.cfg, d); err != nil {
+		return nil, err
+	}
+	own, err := p.eng.Fold(ctx, p.cfg, []engine.FileFact{{Path: f.path, Kind: string(f.kind), Facts: f.facts}})
+	if err != nil {
+		return nil, err
+	}
+	table := engine.NewTable(own)
+	if f.findings, err = p.eng.EvalFile(ctx, p.cfg, table, d); err != nil {
+		return nil, err
+	}
+	f.reads = table.Reads()
+	f.suppressions = doc.DocSuppressions()
+	if f.bare {
+		// A bare document holds nothing; its text, which holds none of
+		// the needles, is at hand as empty (the builtins answer false).
+		d.Source = []byte{}
+	}
+	// A document is kept for the user policies, which read every one; a
+	// requirements file's, whose includes were followed as it loaded (a
+	// parse alone does not say what following them found); and others
+	// within the budget, for a file evaluated again.
+	if p.parseAll || f.bare || f.unread != nil || src == nil || f.kind == loader.KindRequirements || p.kept.Add(int64(len(src))) <= keepBudget {
+		f.doc = d
+	} else {
+		f.doc = engine.Doc{Path: f.path}
+	}
+	return f, nil
+}
+
+// document is a file's document for its evaluation: the one kept, else
+// read again (checked against its stamp) and parsed anew, or, for a file
+// left bare that holds one of the needles the repository's table added,
+// parsed now.
+func (f *file) document(l *loader.Loader, extra []string) (engine.Doc, error) {
+	if f.doc.Value != nil && !(f.bare && len(extra) > 0) {
+		return f.doc, nil
+	}
+	src, err := l.ReadAgain(f.path, f.stamp)
+	var doc loader.Document
+	switch {
+	case err != nil:
+		doc = loader.Empty(f.kind, f.path)
+		loader.AddError(doc, loader.Error{Message: err.Error(), Pos: startPos})
+	case f.bare && !engine.ContainsAny(src, extra):
+		return f.doc, nil
+	default:
+		f.bare = false
+		doc = loader.Parse(f.kind, f.path, src)
+	}
+	for _, e := range f.notes {
+		loader.AddError(doc, e)
+	}
+	d, cerr := engine.Convert(doc)
+	if cerr != nil {
+		return engine.Doc{}, cerr
+	}
+	d.Source = loader.Text(src)
+	return d, nil
+}

@@ -1,0 +1,85 @@
+package loader
+
+import (
+	"bytes"
+	"fmt"
+	"hash/maphash"
+)
+
+// A run need not hold every file's text (issue 16): it keeps of a file its
+// Stamp, and reads the text again when it is needed, through the same
+// reader and checks, comparing it with the stamp. A file that changed,
+// went or became unreadable in between is an error of its document
+// (BG001), never its new text and never a gap.
+
+// Stamp is what a run keeps of a text it read: its size and checksum.
+type Stamp struct {
+	Size int
+	Sum  uint64
+}
+
+// sumSeed keys the checksums of one process: a file read again must be
+// the file read first.
+var sumSeed = maphash.MakeSeed()
+
+// StampOf is the stamp of a text as read.
+func StampOf(src []byte) Stamp { return Stamp{Size: len(src), Sum: maphash.Bytes(sumSeed, src)} }
+
+// ReadAgain reads rel again and checks it is the text stamped.
+func (l *Loader) ReadAgain(rel string, st Stamp) ([]byte, error) {
+	src, err := l.read(rel)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the file again: %s", describe(err))
+	}
+	if len(src) != st.Size || maphash.Bytes(sumSeed, src) != st.Sum {
+		return nil, fmt.Errorf("the file changed while buildgate was reading it (%d bytes, then %d): lint it again once nothing writes to it", st.Size, len(src))
+	}
+	return src, nil
+}
+
+// maxBareBytes is the size up to which a file may go unparsed when it
+// says nothing the rules look for: above it a file is parsed whatever it
+// says, so that the parsers' bounds (elements, nesting, recovery) are
+// checked and reported.
+const maxBareBytes = 256 << 10
+
+// MustParse reports whether a file is parsed whatever it says: a
+// requirements file (its includes are followed as it loads), a file over
+// maxBareBytes, binary content (one error, no parse either way), a file
+// past a bound counted before parsing (so that the bound is reported).
+func MustParse(kind Kind, src []byte) bool {
+	return kind == KindRequirements || len(src) > maxBareBytes || bytes.IndexByte(src, 0) >= 0 || overBound(kind, src)
+}
+
+// Bare is the document of a file that is not parsed because it says
+// nothing the rules look for: its kind, path and no element. Its
+// suppressions are its real ones (a marker in a real comment: which takes
+// a parse, done only when the text holds one).
+func Bare(kind Kind, rel string, src []byte) Document {
+	d := Empty(kind, rel)
+	if s := scanSuppressions(kind, bytes.TrimPrefix(src, utf8BOM)); s != nil {
+		d.(interface{ setSuppressions([]Suppression) }).setSuppressions(Parse(kind, rel, src).DocSuppressions())
+	}
+	return d
+}
+
+// overBound runs the loaders' cheap counts that come before parsing: a
+// file past one of those bounds is parsed at once, so that the bound is
+// reported (BG001) whatever the file says.
+func overBound(kind Kind, src []byte) bool {
+	switch kind {
+	case KindDockerfile:
+		return instructionLines(src) > maxDockerInstrs
+	case KindHCL:
+		d, _, big := hclDepth(src)
+		return d > maxHCLDepth || big != nil
+	case KindShell:
+		return bytes.Count(src, []byte{'$'})+bytes.Count(src, []byte{'`'}) > maxShellWords
+	}
+	return false
+}
+
+// Text is a file's text as the documents and the source builtins read it:
+// without a UTF-8 byte order mark (a comment at the start of the file
+// must read as a comment).
+func Text(src []byte) []byte { return bytes.TrimPrefix(src, utf8BOM) }
