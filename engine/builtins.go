@@ -206,4 +206,3 @@ func specSet(t *ast.Term, pos int) (pep440.Set, error) {
 	}
 	return pep440.ParseSet(s)
 }
-

@@ -23,8 +23,8 @@ type sourcesKey struct{}
 // builtins made of each (its haystack and its words), once per text and
 // evaluation: a rule asks many questions of one file.
 type sources struct {
-	texts map[string][]byte
-	mu    sync.Mutex
+	texts   map[string][]byte
+	mu      sync.Mutex
 	hay     map[string][]byte
 	words   map[string]*wordSet
 	answers map[string]bool // source_words' and code_words'

@@ -2,8 +2,8 @@ package lint
 
 import (
 	"fmt"
-	"sort"
 	"github.com/buildgate/buildgate/finding"
+	"sort"
 	"strings"
 	"time"
 
