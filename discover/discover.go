@@ -185,16 +185,7 @@ func Find(root string, args []string, opts Options) ([]File, error) {
 			return nil, &PathError{arg, errText(err)}
 		}
 	}
-	more, notes, err := pipelineRefs(ctx, absRoot, files, opts)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range more {
-		add(f)
-	}
-	for i, f := range files {
-		files[i].Errors = notes[f.Path]
-	}
+
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, nil
 }

@@ -1,8 +1,10 @@
 package discover
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -112,6 +114,28 @@ func TestFindPipelines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The runner follows the references of what it loads (Refs); here
+	// each file is parsed from disk as it does.
+	refs, err := NewRefs(context.Background(), dir, files, Options{Kind: kind})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer refs.Close()
+	queue := files
+	for len(queue) > 0 {
+		var more []File
+		for _, f := range queue {
+			src, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+			if err != nil {
+				continue
+			}
+			add, _ := refs.Follow(f.Path, loader.References(loader.Parse(f.Kind, f.Path, src)))
+			more = append(more, add...)
+		}
+		files = append(files, more...)
+		queue = more
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	var got []string
 	for _, f := range files {
 		got = append(got, f.Path+"="+string(f.Kind))

@@ -1,7 +1,6 @@
 package discover
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -54,142 +54,159 @@ func (c *countingFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return es, err
 }
 
-// refState is what following references has done so far.
-type refState struct {
+// Refs follows the references of the files a run loads (loader.References:
+// GitLab includes and child pipelines, GitHub local actions and
+// reusable workflows, uploaded Buildkite pipelines, the Dockerfiles,
+// bake files and scripts commands name): the files they name are read as
+// the kind the reference gives, whatever their names. Each is read
+// through the root; a glob is matched below it; what does not exist is
+// the CI system's error, not one of buildgate's; a link is kept for the
+// loader to refuse (BG001) when it leads out of the root.
+type Refs struct {
 	root  string
 	opts  Options
 	fsys  *countingFS
 	seen  map[string]bool // files found or added
 	pats  map[string]bool // glob patterns matched
 	added int
-	out   []File
-	notes map[string][]loader.Error
 }
 
-// pipelineRefs are the local files the pipelines among found (and the
-// scripts that upload Buildkite pipelines) have their CI system read or
-// run (loader.References: GitLab includes and child pipelines, GitHub
-// local actions and reusable workflows, uploaded Buildkite pipelines),
-// and those these name in turn: pipelines though their names do not say
-// so. Each is read through the root; a glob is matched below it; what
-// does not exist is the CI system's error, not one of buildgate's; a link
-// is kept for the loader to refuse (BG001) when it leads out of the root.
-// It returns the files added, and the errors of the files whose
-// references passed a bound (by path).
-func pipelineRefs(ctx context.Context, root string, found []File, opts Options) ([]File, map[string][]loader.Error, error) {
-	st := &refState{root: root, opts: opts, seen: map[string]bool{}, pats: map[string]bool{}, notes: map[string][]loader.Error{}}
-	var queue []File
-	for _, f := range found {
-		st.seen[f.Path] = true
-		if f.Kind == loader.KindPipeline || f.Kind == loader.KindShell {
-			queue = append(queue, f)
-		}
-	}
-	if len(queue) == 0 {
-		return nil, nil, nil
-	}
+// NewRefs starts following references from the files found by name.
+func NewRefs(ctx context.Context, root string, found []File, opts Options) (*Refs, error) {
 	dir, err := safefile.DirFS(root, root, loader.DefaultMaxFileSize)
 	if err != nil {
-		return nil, nil, nil
+		return nil, err
 	}
-	defer func() { _ = dir.Close() }()
-	st.fsys = &countingFS{Dir: dir, ctx: ctx}
-	for len(queue) > 0 {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		f := queue[0]
-		queue = queue[1:]
-		for _, g := range st.follow(f) {
-			queue = append(queue, g)
-		}
+	r := &Refs{root: root, opts: opts, fsys: &countingFS{Dir: dir, ctx: ctx}, seen: map[string]bool{}, pats: map[string]bool{}}
+	for _, f := range found {
+		r.seen[f.Path] = true
 	}
-	return st.out, st.notes, ctx.Err()
+	return r, nil
 }
 
-// follow reads one file's references and adds the files they name.
-func (st *refState) follow(f File) []File {
-	src, err := st.fsys.ReadFile(f.Path)
-	if err != nil {
-		return nil
-	}
-	if f.Kind == loader.KindShell && !bytes.Contains(src, []byte("upload")) {
-		return nil // parsing every script for an upload it cannot hold
-	}
-	refs := loader.References(loader.Parse(f.Kind, f.Path, src))
+// Close releases the root.
+func (r *Refs) Close() error { return r.fsys.Close() }
+
+// Follow gives the files one file's references add, and the errors of
+// files they bring (by path): a bound passed is an error of the
+// referring file at the reference; a reference's note (a program whose
+// output is uploaded) is an error of the file it names, or of the
+// referring file when that file is not read.
+func (r *Refs) Follow(from string, refs []loader.FileRef) ([]File, map[string][]loader.Error) {
 	var added []File
-	mine := map[string]bool{}
-	for _, r := range refs {
-		if err := st.fsys.ctx.Err(); err != nil {
-			return added
+	notes := map[string][]loader.Error{}
+	note := func(p string, e loader.Error) {
+		for _, x := range notes[p] {
+			if x.Message == e.Message {
+				return
+			}
 		}
-		if mine[r.Path] {
+		notes[p] = append(notes[p], e)
+	}
+	mine := map[string]bool{}
+	for _, ref := range refs {
+		if r.fsys.ctx.Err() != nil {
+			break
+		}
+		key := string(ref.Kind) + "\x00" + ref.Path + "\x00" + ref.Note
+		if mine[key] {
 			continue // the same file named again uses up nothing
 		}
-		mine[r.Path] = true
-		for _, m := range st.expand(f, r) {
-			if st.seen[m] {
+		mine[key] = true
+		matches, bound := r.expand(ref)
+		if bound != "" {
+			note(from, loader.Error{Message: bound, Pos: ref.Pos})
+			continue
+		}
+		if ref.Note != "" {
+			where := from
+			if len(matches) > 0 {
+				where = matches[0]
+			}
+			note(where, loader.Error{Message: ref.Note, Syntax: true, Pos: notePos(where, from, ref.Pos)})
+		}
+		for _, m := range matches {
+			if r.seen[m] {
 				continue
 			}
-			if st.added >= maxIncludes {
-				st.note(f, r, fmt.Sprintf("this reference is past the %d files buildgate follows from pipelines (as GitLab bounds includes): %s is not read (see docs/robustness.md)", maxIncludes, m))
-				return added
+			if r.added >= maxIncludes {
+				note(from, loader.Error{Message: fmt.Sprintf("this reference is past the %d files buildgate follows from pipelines and scripts (as GitLab bounds includes): %s is not read (see docs/robustness.md)", maxIncludes, m), Pos: ref.Pos})
+				return added, notes
 			}
-			st.seen[m] = true
-			st.added++
-			g := File{Path: m, Kind: loader.KindPipeline}
-			st.out = append(st.out, g)
-			added = append(added, g)
+			r.seen[m] = true
+			r.added++
+			kind := ref.Kind
+			if kind == "" {
+				kind = loader.KindPipeline
+			}
+			added = append(added, File{Path: m, Kind: kind})
 		}
 	}
-	return added
+	return added, notes
 }
 
-// expand is the files a reference names that exist below the root: the
-// path itself, or what its glob matches.
-func (st *refState) expand(f File, r loader.FileRef) []string {
-	matches := []string{r.Path}
-	if doublestar.ValidatePattern(r.Path) && strings.ContainsAny(r.Path, "*?[{") {
-		if !st.pats[r.Path] {
-			if len(st.pats) >= maxGlobs {
-				st.note(f, r, fmt.Sprintf("this glob is past the %d glob patterns buildgate matches for pipelines: what it names is not read (see docs/robustness.md)", maxGlobs))
-				return nil
+// notePos is where a reference's note goes: at the reference in the
+// referring file, at the start of the file it names.
+func notePos(where, from string, at loader.Pos) loader.Pos {
+	if where == from {
+		return at
+	}
+	return loader.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}
+}
+
+// expand is the files a reference names that exist below the root (the
+// path itself, or what its glob matches), or the bound it passes.
+func (r *Refs) expand(ref loader.FileRef) ([]string, string) {
+	matches := []string{path.Clean(ref.Path)}
+	if ref.Glob && doublestar.ValidatePattern(ref.Path) {
+		if !r.pats[ref.Path] {
+			if len(r.pats) >= maxGlobs {
+				return nil, fmt.Sprintf("this glob is past the %d glob patterns buildgate matches for references: what it names is not read (see docs/robustness.md)", maxGlobs)
 			}
-			st.pats[r.Path] = true
+			r.pats[ref.Path] = true
 		}
-		var err error
-		matches, err = doublestar.Glob(st.fsys, r.Path, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
-		switch {
-		case errors.Is(err, errGlobWork):
-			st.note(f, r, fmt.Sprintf("matching this glob reads more than the %d directory entries buildgate reads for pipeline globs: what it names is not read (see docs/robustness.md)", globWork))
-			return nil
-		case err != nil && st.fsys.ctx.Err() != nil:
-			return nil
+		matches = nil
+		for _, pat := range globsOf(ref) {
+			ms, err := doublestar.Glob(r.fsys, pat, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
+			switch {
+			case errors.Is(err, errGlobWork):
+				return nil, fmt.Sprintf("matching this glob reads more than the %d directory entries buildgate reads for references: what it names is not read (see docs/robustness.md)", globWork)
+			case err != nil && r.fsys.ctx.Err() != nil:
+				return nil, ""
+			}
+			matches = append(matches, ms...)
 		}
 	}
 	var out []string
+	seen := map[string]bool{}
 	for _, m := range matches {
 		m = path.Clean(m)
-		if m == "." || m == ".." || strings.HasPrefix(m, "../") || !fs.ValidPath(m) || safefile.UnderGit(m) {
+		if seen[m] || m == "." || m == ".." || strings.HasPrefix(m, "../") || !fs.ValidPath(m) || safefile.UnderGit(m) {
 			continue
 		}
-		if st.opts.Excluded != nil && st.opts.Excluded(m) {
+		seen[m] = true
+		if r.opts.Excluded != nil && r.opts.Excluded(m) {
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(st.root, filepath.FromSlash(m))); err != nil {
+		if st, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(m))); err != nil || st.IsDir() {
 			continue
 		}
 		out = append(out, m)
 	}
-	return out
+	return out, ""
 }
 
-// note records that a reference of f passed a bound, once per message.
-func (st *refState) note(f File, r loader.FileRef, msg string) {
-	for _, e := range st.notes[f.Path] {
-		if e.Message == msg {
-			return
-		}
+// nonComponentStars is a ** that is not a whole path component.
+var nonComponentStars = regexp.MustCompile(`(^|[^/])\*\*|\*\*([^/]|$)`)
+
+// globsOf are the doublestar patterns a reference's glob stands for. A
+// GitLab include's ** crosses directories wherever it stands (ci/**.yml
+// reads ci/sub/x.yml: GitLab turns ** into .*), where doublestar reads a
+// ** inside a component as *: both readings are matched.
+func globsOf(ref loader.FileRef) []string {
+	out := []string{ref.Path}
+	if ref.Via == "include" && nonComponentStars.MatchString(ref.Path) {
+		out = append(out, strings.ReplaceAll(ref.Path, "**", "**/*"))
 	}
-	st.notes[f.Path] = append(st.notes[f.Path], loader.Error{Message: msg, Pos: r.Pos})
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/buildgate/buildgate/finding"
 	"github.com/buildgate/buildgate/loader"
@@ -249,6 +250,9 @@ func (e *Engine) evalQuery(ctx context.Context, q *query, val ast.Value, place f
 	for _, b := range q.bindings {
 		r := e.rules[b.rule]
 		items, _ := rs[0].Bindings[b.v].([]any)
+		if len(items) > maxFindings {
+			return nil, &RuleError{Rule: r, Err: fmt.Errorf("%d findings in one evaluation, more than the %d a rule may give (a bound: see docs/robustness.md)", len(items), maxFindings)}
+		}
 		for _, item := range items {
 			f, loc, err := toFinding(r, b.set, item)
 			if err != nil {
@@ -311,6 +315,26 @@ func holds(v, want ast.Value) bool {
 	return false
 }
 
+// Bounds of what a rule gives (docs/robustness.md): a finding's message
+// and its fix's text are cut at maxMessage bytes, saying so; a rule that
+// gives more than maxFindings findings in one evaluation stops the run.
+const (
+	maxMessage  = 8 << 10
+	maxFindings = 100_000
+)
+
+// cut shortens a rule's text past maxMessage, at a character boundary.
+func cut(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	i := maxMessage
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return fmt.Sprintf("%s… (%d bytes more, cut by buildgate)", s[:i], len(s)-i)
+}
+
 func toFinding(r finding.Rule, set string, item any) (finding.Finding, any, error) {
 	f := finding.Finding{Rule: r.ID, Name: r.Name, Severity: r.Severity}
 	if r.Severity == "" {
@@ -319,16 +343,17 @@ func toFinding(r finding.Rule, set string, item any) (finding.Finding, any, erro
 	var loc any
 	switch v := item.(type) {
 	case string:
-		f.Message = v
+		f.Message = cut(v)
 		return f, nil, nil
 	case map[string]any:
 		msg, ok := v["msg"].(string)
 		if !ok {
 			return f, nil, fmt.Errorf("%s: rule %s: a finding needs a string msg, got %v", r.File, r.ID, item)
 		}
-		f.Message = msg
+		f.Message = cut(msg)
 		f.Path, _ = v["path"].(string)
 		f.Text, _ = v["text"].(string)
+		f.Text = cut(f.Text)
 		pos := v["pos"]
 		if l, ok := v["loc"].(map[string]any); ok {
 			loc = l
@@ -350,6 +375,9 @@ func toFinding(r finding.Rule, set string, item any) (finding.Finding, any, erro
 			fix := &finding.Fix{}
 			fix.Description, _ = fx["description"].(string)
 			fix.Replacement, _ = fx["replacement"].(string)
+			if len(fix.Replacement) > maxMessage*8 {
+				return f, nil, fmt.Errorf("%s: rule %s: a fix's replacement of %d bytes, more than the %d a fix may have", r.File, r.ID, len(fix.Replacement), maxMessage*8)
+			}
 			if p, err := toPos(fx["pos"]); err == nil {
 				fix.Pos = p
 			}

@@ -4,7 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/internal/datafile"
 )
+
+// maxBaselineValues bounds a baseline file: some 20 values a finding,
+// for 50,000 findings.
+const maxBaselineValues = 1_000_000
 
 // Baseline is the set of findings an earlier run recorded: a JSON report
 // (buildgate lint --write-baseline, or --format json).
@@ -17,6 +22,12 @@ type Baseline struct {
 
 // ParseBaseline reads the content b of the baseline file path.
 func ParseBaseline(path string, b []byte) (*Baseline, error) {
+	// A baseline is the pull request's without --config-from-rev: its
+	// values are counted before it is decoded (a 64 MB file of {} took
+	// 3.3 GB decoded).
+	if n := datafile.CountJSON(b, maxBaselineValues); n > maxBaselineValues {
+		return nil, fmt.Errorf("--baseline %s: over %d values, more than a baseline may hold", path, maxBaselineValues)
+	}
 	var rep struct {
 		Findings *[]struct {
 			Rule        string `json:"rule"`

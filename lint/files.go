@@ -37,6 +37,10 @@ type file struct {
 	// whole table (engine.Table.Holds), else it is evaluated again.
 	findings []finding.Finding
 	reads    []engine.Read
+	// refs are the files its document has the CI system read or run.
+	refs []loader.FileRef
+	// again: evaluate it again whatever its reads (a note was added).
+	again bool
 	// doc is the document converted, while kept (Value nil otherwise).
 	doc          engine.Doc
 	suppressions []loader.Suppression
@@ -291,6 +295,7 @@ func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src [
 	}
 	f.reads = table.Reads()
 	f.suppressions = doc.DocSuppressions()
+	f.refs = loader.References(doc)
 	if f.bare {
 		// A bare document holds nothing; its text, which holds none of
 		// the needles, is at hand as empty (the builtins answer false).
@@ -313,7 +318,7 @@ func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src [
 // left bare that holds one of the needles the repository's table added,
 // parsed now.
 func (f *file) document(l *loader.Loader, extra []string) (engine.Doc, error) {
-	if f.doc.Value != nil && !(f.bare && len(extra) > 0) {
+	if f.doc.Value != nil && !f.again && !(f.bare && len(extra) > 0) {
 		return f.doc, nil
 	}
 	src, err := l.ReadAgain(f.path, f.stamp)
@@ -323,7 +328,11 @@ func (f *file) document(l *loader.Loader, extra []string) (engine.Doc, error) {
 		doc = loader.Empty(f.kind, f.path)
 		loader.AddError(doc, loader.Error{Message: err.Error(), Pos: startPos})
 	case f.bare && !engine.ContainsAny(src, extra):
-		return f.doc, nil
+		if !f.again {
+			return f.doc, nil
+		}
+		doc = loader.Bare(f.kind, f.path, src)
+		src = []byte{}
 	default:
 		f.bare = false
 		doc = loader.Parse(f.kind, f.path, src)

@@ -132,6 +132,9 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, timedOut("loading the files", err)
 	}
+	if files, err = followRefs(ctx, o, p, dopts, found, files); err != nil {
+		return nil, timedOut("loading the files", err)
+	}
 	extra, err := loadContext(ctx, o, p, files)
 	if err != nil {
 		return nil, timedOut("loading the files", err)
@@ -173,6 +176,57 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	}
 	finding.Sort(findings)
 	return o.process(files, settings, findings), nil
+}
+
+// followRefs loads the files the loaded ones have their CI system read or
+// run (discover.Refs), and those these name in turn, each as the kind its
+// reference gives. An error a reference brings (a bound passed, a program
+// whose output is uploaded) is added to the file it belongs to; a file
+// loaded already is then evaluated again.
+func followRefs(ctx context.Context, o Options, p *phase1, dopts discover.Options, found []discover.File, files []*file) ([]*file, error) {
+	refs, err := discover.NewRefs(ctx, o.Root, found, dopts)
+	if err != nil {
+		return files, nil // the root cannot be opened: loading said so
+	}
+	defer func() { _ = refs.Close() }()
+	byPath := map[string]*file{}
+	for _, f := range files {
+		byPath[f.path] = f
+	}
+	queue := files
+	for len(queue) > 0 {
+		var more []discover.File
+		notes := map[string][]loader.Error{}
+		for _, f := range queue {
+			add, ns := refs.Follow(f.path, f.refs)
+			more = append(more, add...)
+			for k, v := range ns {
+				notes[k] = append(notes[k], v...)
+			}
+		}
+		for i, m := range more {
+			more[i].Errors = append(more[i].Errors, notes[m.Path]...)
+			delete(notes, m.Path)
+		}
+		for path, ns := range notes {
+			if f := byPath[path]; f != nil {
+				f.notes, f.again = append(f.notes, ns...), true
+				if !f.bare && f.kind != loader.KindRequirements {
+					f.doc = engine.Doc{Path: f.path}
+				}
+			}
+		}
+		loaded, err := p.loadAll(ctx, o.Root, more, nil, o.MaxFileSize, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range loaded {
+			byPath[f.path] = f
+		}
+		files = append(files, loaded...)
+		queue = loaded
+	}
+	return files, nil
 }
 
 // evalError names what ran out of time, or what failed.
@@ -225,7 +279,7 @@ func evaluate(ctx context.Context, o Options, cfg, repo ast.Value, files []*file
 	whole := engine.NewTable(repo)
 	var again []int
 	for i, f := range files {
-		if !whole.Holds(f.reads) || f.bare && len(extra) > 0 {
+		if f.again || !whole.Holds(f.reads) || f.bare && len(extra) > 0 {
 			again = append(again, i)
 		}
 	}
@@ -245,7 +299,7 @@ func evaluate(ctx context.Context, o Options, cfg, repo ast.Value, files []*file
 				errs[again[k]] = err
 				return
 			}
-			if f.bare && d.Value == f.doc.Value && whole.Holds(f.reads) {
+			if f.bare && !f.again && d.Value == f.doc.Value && whole.Holds(f.reads) {
 				return // still bare: its first evaluation holds
 			}
 			f.findings, errs[again[k]] = o.Engine.EvalFile(ctx, cfg, engine.NewTable(repo), d)

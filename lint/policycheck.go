@@ -91,9 +91,12 @@ func (c *policyCheck) Apply(fs []finding.Finding) []finding.Finding {
 // fixRefused says why a finding's fix may not be applied ("" when it may).
 func (c *policyCheck) fixRefused(f finding.Finding) string {
 	r := c.rules[f.Rule]
+	p := f.Fix.Pos
 	switch {
 	case f.Path == "":
 		return "which names no file"
+	case p.Line < 1 || p.Column < 1 || p.EndLine < p.Line || p.EndLine == p.Line && p.EndColumn < p.Column:
+		return "at no valid position"
 	case safefile.UnderGit(f.Path):
 		return "which is under .git"
 	case c.loaded[f.Path]:

@@ -3,6 +3,8 @@ package loader
 import (
 	"bytes"
 	"fmt"
+	"path"
+	"strings"
 
 	"github.com/moby/buildkit/frontend/dockerfile/instructions"
 	"github.com/moby/buildkit/frontend/dockerfile/parser"
@@ -57,21 +59,27 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 		return
 	}
 	parses, errs, bound := parseShell(src)
-	script, comments, walkErrs, nestedErrs := extractScript(src, parses)
+	parsed, comments, walkErrs, nestedErrs := extractScript(src, parses)
 	d.keepComments(comments)
 	errs = append(errs, nestedErrs...)
 	// Bounds passed are parts of the file buildgate did not read: document
 	// errors (BG001), unlike shell syntax errors, which Docker ignores too.
 	d.doc.Errors = append(append(d.doc.Errors, bound...), walkErrs...)
 	// RUN <<EOF runs the heredoc itself as the script: parse its body too.
-	if bytes.HasPrefix(bytes.TrimSpace(m.text[rest:]), []byte("<<")) {
+	// A body that is data (RUN <<EOF cat > f) is parsed for what it reads
+	// the same as shell, but its # lines are comments only where buildkit
+	// runs the body as a shell script: the command is that one heredoc,
+	// and the body has no #! or a shell's (issue 26).
+	cmdline := strings.TrimSpace(string(m.text[rest:]))
+	if strings.HasPrefix(cmdline, "<<") {
+		script := parser.MustParseHeredoc(cmdline) != nil
 		// Each body is parsed from a copy of the whole text, blanked
 		// around it: bound the copies.
-		if len(script.Heredocs)*len(sh.text) > 4*maxShellBytes {
-			d.doc.Errors = append(d.doc.Errors, Error{Message: fmt.Sprintf("this RUN has %d heredocs in %d bytes, over what buildgate reads: their scripts are not read (see docs/robustness.md)", len(script.Heredocs), len(sh.text)), Pos: in.Pos})
+		if len(parsed.Heredocs)*len(sh.text) > 4*maxShellBytes {
+			d.doc.Errors = append(d.doc.Errors, Error{Message: fmt.Sprintf("this RUN has %d heredocs in %d bytes, over what buildgate reads: their scripts are not read (see docs/robustness.md)", len(parsed.Heredocs), len(sh.text)), Pos: in.Pos})
 		}
-		for _, h := range script.Heredocs {
-			if len(script.Heredocs)*len(sh.text) > 4*maxShellBytes {
+		for _, h := range parsed.Heredocs {
+			if len(parsed.Heredocs)*len(sh.text) > 4*maxShellBytes {
 				break
 			}
 			start, end := d.bodyRange(sh, h)
@@ -81,14 +89,16 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 			body := shellSource{text: onlyRange(sh.text, start, end), span: src.span}
 			bp, be, bb := parseShell(body)
 			bs, bc, bw, bn := extractScript(body, bp)
-			d.keepComments(bc)
+			if script && shellBody(h.Body) {
+				d.keepComments(bc)
+			}
 			be = append(be, bn...)
 			d.doc.Errors = append(append(d.doc.Errors, bb...), bw...)
-			script.merge(bs)
+			parsed.merge(bs)
 			errs = append(errs, be...)
 		}
 	}
-	in.Shell = &script
+	in.Shell = &parsed
 	in.ShellErrors = errs
 	// What the shell parser cannot read of a RUN could be the source
 	// build: its errors are the document's too (BG001 reports them where
@@ -122,4 +132,27 @@ func (d *dockerLoad) keepComments(cs []Word) {
 	for _, c := range cs {
 		d.doc.shellComments = append(d.doc.shellComments, c.Pos)
 	}
+}
+
+// shellBody reports whether a RUN heredoc's body, run as the script, runs
+// in a shell: no #!, or the #! of a shell (directly or through env).
+func shellBody(body string) bool {
+	if !strings.HasPrefix(body, "#!") {
+		return true
+	}
+	line, _, _ := strings.Cut(body[2:], "\n")
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return false
+	}
+	prog := path.Base(f[0])
+	if prog == "env" {
+		for _, a := range f[1:] {
+			if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
+				prog = path.Base(a)
+				break
+			}
+		}
+	}
+	return nestedShells[prog]
 }

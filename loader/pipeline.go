@@ -161,14 +161,18 @@ func pipelineSystem(rel string) string {
 	}
 	compose := strings.HasPrefix(base, "docker-compose") || strings.HasPrefix(base, "compose")
 	switch {
-	case base == "buildkite.json" || base == "pipeline.json" && len(dirs) > 0 && dirs[len(dirs)-1] == ".buildkite":
+	case base == "buildkite.json" || base == "pipeline.json" && len(dirs) > 0 && dirs[len(dirs)-1] == ".buildkite" ||
+		base == "pipeline.json" && len(dirs) == 1 && dirs[0] == "buildkite":
 		// The Buildkite agent reads a JSON pipeline too (JSON is YAML).
 		return "buildkite"
 	case !yml:
 		return ""
 	case base == ".gitlab-ci.yml" || base == ".gitlab-ci.yaml":
 		return "gitlab"
-	case base == "buildkite.yml" || base == "buildkite.yaml" || has(".buildkite") && !compose:
+	case base == "buildkite.yml" || base == "buildkite.yaml" || has(".buildkite") && !compose,
+		len(dirs) == 1 && dirs[0] == "buildkite" && strings.HasPrefix(base, "pipeline."):
+		// buildkite/pipeline.yml is among the files the agent uploads
+		// by default (buildkite/agent's pipeline_upload.go).
 		// A compose file beside the pipeline (the docker-compose
 		// plugin's) is not one.
 		return "buildkite"
@@ -429,6 +433,10 @@ func (p *pipeLoad) mapping(n *yaml.Node, ctx pipeCtx) {
 		case "uses":
 			if sys == "github" || sys == "" {
 				p.usesRef(deref(kv[1]))
+			}
+		case "runs":
+			if (sys == "github" || sys == "") && ctx.where == "" {
+				p.imageRef(deref(kv[1]))
 			}
 		}
 		switch {

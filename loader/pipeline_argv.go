@@ -75,22 +75,28 @@ func argvShellScript(argv []string) (int, int) {
 		if !nestedShells[path.Base(a)] {
 			continue
 		}
+		hasC := false
 		for j := i + 1; j < len(argv); j++ {
 			o := argv[j]
 			switch {
 			case o == "--":
+				// The options end: with -c, the script is next.
+				if hasC && j+1 < len(argv) {
+					return i, j + 1
+				}
 				return -1, -1
+			case o == "--rcfile" || o == "--init-file":
+				j++ // the option's value
 			case strings.HasPrefix(o, "--"):
-			case len(o) > 1 && o[0] == '-' && isLetters(o[1:]):
-				if strings.ContainsRune(o[1:], 'c') {
-					if j+1 < len(argv) {
-						return i, j + 1
-					}
-					return -1, -1
+			case len(o) > 1 && (o[0] == '-' || o[0] == '+') && isLetters(o[1:]):
+				if o[0] == '-' && strings.ContainsRune(o[1:], 'c') {
+					hasC = true
 				}
 				if last := o[len(o)-1]; last == 'o' || last == 'O' {
 					j++
 				}
+			case hasC:
+				return i, j // bash -c SCRIPT: the first word that is no option
 			default:
 				return -1, -1 // a script file
 			}

@@ -339,11 +339,13 @@ func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
 	}
 	parses, errs, bound := parseShell(src)
 	script, comments, werrs, serrs := extractScript(src, parses)
-	for _, c := range comments {
-		p.doc.comments = append(p.doc.comments, c.Pos)
+	if hashComments(ps.Shell) {
+		for _, c := range comments {
+			p.doc.comments = append(p.doc.comments, c.Pos)
+		}
 	}
 	ps.Script = script
-	p.doc.refs = append(p.doc.refs, uploadRefs(script.Commands)...)
+	p.doc.refs = append(p.doc.refs, commandRefs(script, ".")...)
 	// A script of another shell (PowerShell, Python) is read as shell
 	// too, for what of it reads the same (docker build --build-arg …
 	// does): naming a job for Windows must not hide its commands. Its

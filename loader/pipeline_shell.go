@@ -144,3 +144,15 @@ func posixShell(s string) bool {
 	}
 	return false
 }
+
+// hashComments reports whether a line starting with # is a comment to the
+// program that runs a script: a POSIX shell, PowerShell, Python. For any
+// other (cat {0}, node {0}, cmd) the text is data, and a marker in it
+// suppresses nothing (issue 26).
+func hashComments(s string) bool {
+	switch s {
+	case "pwsh", "powershell", "python", "python3":
+		return true
+	}
+	return posixShell(s)
+}

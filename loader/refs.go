@@ -2,46 +2,80 @@ package loader
 
 import (
 	"path"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// FileRef is a local file a build file has its CI system read or run, as the
-// file names it (relative to the repository root; it may be a glob), at
-// the place that names it. Via says how: include (GitLab CI's include:,
-// a child pipeline's trigger: include:), uses (a GitHub local action or
-// reusable workflow), upload (buildkite-agent pipeline upload).
+// FileRef is a file of the repository a build file has its CI system
+// read or run, as the file names it, at the place that names it: a GitLab
+// include, a GitHub local action or reusable workflow, an uploaded
+// Buildkite pipeline, a Dockerfile a build names with -f, a bake file
+// bake reads with -f, a script a command runs, a Dockerfile an action's
+// runs.image builds. Discovery follows them: the files are read as Kind
+// whatever their names.
 type FileRef struct {
+	// Path is relative to the repository root, or a pattern (Glob): a
+	// glob the file wrote, or a path with expansions, each read as *.
 	Path string
+	Glob bool
+	// Via says how: include, uses, upload, build, bake, runs, image,
+	// generator (a program whose output is uploaded as a pipeline:
+	// buildgate cannot read it; Note says so).
 	Via  string
+	Kind Kind
 	Pos  Pos
+	// Note, when set, is an error of the file at Path (or of the
+	// referring file when Path is not read): what buildgate could not
+	// follow. Its relevance is that of a syntax error.
+	Note string
 }
 
-// References are the local files a parsed pipeline or shell script has
-// its CI system read or run (discovery follows them: docs/architecture.md).
-// A file past a bound of its own parse has that bound among its errors.
+// References are the files a parsed document has its CI system read or
+// run (discovery follows them: docs/architecture.md). A file past a
+// bound of its own parse has that bound among its errors.
 func References(d Document) []FileRef {
 	switch d := d.(type) {
 	case *PipelineDocument:
 		return d.refs
 	case *ShellDocument:
-		return uploadRefs(d.Script.Commands)
+		return commandRefs(d.Script, path.Dir(d.Path))
 	}
 	return nil
 }
 
-// localRef is a ref to a file of the repository: not a URL, no
-// expansion, without a leading slash (GitLab's local: is from the root).
-func localRef(s string) (string, bool) {
-	if s == "" || strings.Contains(s, "://") || strings.Contains(s, "$") {
-		return "", false
+// localRef is a ref to a file of the repository: not a URL, without a
+// leading slash (GitLab's local: is from the root); a path with
+// expansions is a pattern with each expansion read as *.
+func localRef(s string) (string, bool, bool) {
+	if s == "" || strings.Contains(s, "://") {
+		return "", false, false
 	}
-	return strings.TrimPrefix(s, "/"), true
+	p, glob := expansionsAsGlob(strings.TrimPrefix(strings.TrimPrefix(s, "./"), "/"))
+	return p, glob, p != ""
 }
 
-// includeRefs are the local files of a GitLab include: value: a path, a
-// list of paths, or mappings with local:.
+var expansionRe = regexp.MustCompile(`\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]|\$\[\[[^\]]*\]\]|` + "`[^`]*`")
+
+// expansionsAsGlob reads each expansion of a path as *: whatever it
+// expands to (within one path component), the file is among the matches.
+// A path that keeps nothing literal names no file buildgate can tell ("").
+func expansionsAsGlob(s string) (string, bool) {
+	s = strings.NewReplacer(`"`, "", `'`, "").Replace(s)
+	if !strings.ContainsAny(s, "$`") {
+		return s, strings.ContainsAny(s, "*?[{")
+	}
+	g := expansionRe.ReplaceAllString(s, "*")
+	if strings.ContainsAny(g, "$`") || strings.Trim(g, "*/.") == "" {
+		return "", false
+	}
+	return g, true
+}
+
+// includeRefs are the files of a GitLab include: value: a path, a list of
+// paths, or mappings with local: (or project: of this repository, which
+// GitLab reads from the pipeline's own commit).
 func (p *pipeLoad) includeRefs(v *yaml.Node) {
 	v = deref(v)
 	items := []*yaml.Node{v}
@@ -53,15 +87,37 @@ func (p *pipeLoad) includeRefs(v *yaml.Node) {
 		switch {
 		case it == nil:
 		case it.Kind == yaml.ScalarNode:
-			p.ref(it.Value, "include", it)
+			p.ref(it.Value, "include", "", it)
 		case it.Kind == yaml.MappingNode:
+			var project *yaml.Node
+			var files []*yaml.Node
 			for _, f := range pairs(it, &p.visits) {
-				if l := deref(f[1]); keyOf(f[0]) == "local" && l != nil && l.Kind == yaml.ScalarNode {
-					p.ref(l.Value, "include", l)
+				l := deref(f[1])
+				switch keyOf(f[0]) {
+				case "local":
+					if l != nil && l.Kind == yaml.ScalarNode {
+						p.ref(l.Value, "include", "", l)
+					}
+				case "project":
+					project = l
+				case "file":
+					files = listItems(l)
+				}
+			}
+			if project != nil && project.Kind == yaml.ScalarNode && selfProject(project.Value) {
+				for _, f := range files {
+					p.ref(f.Value, "include", "", f)
 				}
 			}
 		}
 	}
+}
+
+// selfProject reports whether a GitLab include's project: is the pipeline's
+// own repository, as the predefined variables name it.
+func selfProject(v string) bool {
+	v = strings.Trim(strings.TrimSpace(v), "$"+"{}")
+	return v == "CI_PROJECT_PATH" || v == "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH"
 }
 
 // usesRef is the file a step's uses: ./path runs: a reusable workflow, or
@@ -72,16 +128,30 @@ func (p *pipeLoad) usesRef(u *yaml.Node) {
 	}
 	target := strings.TrimPrefix(path.Clean(u.Value), "./")
 	if strings.HasSuffix(target, ".yml") || strings.HasSuffix(target, ".yaml") {
-		p.ref(target, "uses", u)
+		p.ref(target, "uses", "", u)
 		return
 	}
-	p.ref(target+"/action.yml", "uses", u)
-	p.ref(target+"/action.yaml", "uses", u)
+	p.ref(target+"/action.yml", "uses", "", u)
+	p.ref(target+"/action.yaml", "uses", "", u)
 }
 
-func (p *pipeLoad) ref(s, via string, at *yaml.Node) {
-	if r, ok := localRef(s); ok {
-		p.doc.refs = append(p.doc.refs, FileRef{Path: r, Via: via, Pos: p.nodePos(at)})
+// imageRef is the Dockerfile a Docker action builds (runs: image:, a path
+// beside its action.yml; docker:// names an image, not a file).
+func (p *pipeLoad) imageRef(runs *yaml.Node) {
+	if runs == nil || runs.Kind != yaml.MappingNode {
+		return
+	}
+	for _, kv := range pairs(runs, &p.visits) {
+		v := deref(kv[1])
+		if keyOf(kv[0]) == "image" && v != nil && v.Kind == yaml.ScalarNode && !strings.Contains(v.Value, "://") {
+			p.ref(path.Join(path.Dir(p.doc.Path), v.Value), "image", KindDockerfile, v)
+		}
+	}
+}
+
+func (p *pipeLoad) ref(s, via string, kind Kind, at *yaml.Node) {
+	if r, glob, ok := localRef(s); ok {
+		p.doc.refs = append(p.doc.refs, FileRef{Path: r, Glob: glob, Via: via, Kind: kind, Pos: p.nodePos(at)})
 	}
 }
 
@@ -95,58 +165,199 @@ var uploadValueOptions = map[string]bool{
 	"--git-diff-base": true, "--trace-context-encoding": true, "--tracing-backend": true, "--tracing-service-name": true,
 }
 
-// uploadRefs are the files buildkite-agent pipeline upload reads in these
-// commands: its file argument (after any options), the file its standard
-// input is redirected from, and the files the commands before it in its
-// pipeline read (cat ci/gen.yml | buildkite-agent pipeline upload).
-// Words that name no file are passed over by discovery.
-func uploadRefs(cmds []ShellCommand) []FileRef {
+// readers are programs that print the files they are given (a pipeline
+// through them is the files', transformed).
+var readers = map[string]bool{"cat": true, "envsubst": true, "sed": true, "jq": true, "yq": true, "tee": true, "head": true, "tail": true, "awk": true, "sort": true, "grep": true, "tr": true, "m4": true}
+
+// interpreters run the script file they are given.
+var interpreters = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "ash": true, "source": true, ".": true}
+
+// commandRefs are the files a script's commands have the CI system read
+// or run (commands seen through their wrappers): the files buildkite-agent
+// pipeline upload reads (its argument after any options, the file its
+// standard input is redirected from, the files the commands before it in
+// its pipeline read; a program there whose output it uploads is named
+// as a generator), the Dockerfile docker build -f names, the bake file
+// bake -f names, and the script bash FILE runs. dir is the directory of
+// the script (a path is tried from the root and from there).
+func commandRefs(s Script, dir string) []FileRef {
 	var out []FileRef
-	add := func(w Word) {
-		if w.Value == nil || strings.HasPrefix(*w.Value, "-") {
+	funcs := WrapperFunctions(s)
+	add := func(w Word, via string, kind Kind) {
+		v := w.Text
+		if w.Value != nil {
+			v = *w.Value
+		}
+		if strings.HasPrefix(v, "-") {
 			return
 		}
-		if r, ok := localRef(strings.TrimPrefix(*w.Value, "./")); ok {
-			out = append(out, FileRef{Path: r, Via: "upload", Pos: w.Pos})
+		if r, glob, ok := localRef(v); ok {
+			out = append(out, FileRef{Path: r, Glob: glob, Via: via, Kind: kind, Pos: w.Pos})
+			if dir != "." && dir != "" && !strings.HasPrefix(v, "/") {
+				out = append(out, FileRef{Path: path.Join(dir, r), Glob: glob, Via: via, Kind: kind, Pos: w.Pos})
+			}
 		}
 	}
-	for i, c := range cmds {
-		if path.Base(c.Name) != "buildkite-agent" || len(c.Words) < 3 || !literal(c.Words[1], "pipeline") || !literal(c.Words[2], "upload") {
+	for i, c := range s.Commands {
+		e := Effective(c, funcs)
+		if e < 0 {
 			continue
 		}
-		for j := 3; j < len(c.Words); j++ {
-			w := c.Words[j]
-			if w.Value != nil && uploadValueOptions[*w.Value] {
-				j++
-				continue
+		ws := c.Words[e:]
+		name := path.Base(wordValue(ws[0]))
+		switch {
+		case name == "buildkite-agent" && len(ws) >= 3 && literal(ws[1], "pipeline") && literal(ws[2], "upload"):
+			out = append(out, uploadRefs(s.Commands, i, ws[3:], add)...)
+		case (name == "docker" || name == "podman") && IsDockerBuild(ShellCommand{Name: name, Words: ws}):
+			tool, rest := buildTool(ws)
+			kind := KindDockerfile
+			if tool == "buildx bake" {
+				kind = KindHCL
 			}
-			add(w)
-		}
-		stdinRefs(c, add)
-		if c.Pipeline == nil {
-			continue
-		}
-		for k := i - 1; k >= 0; k-- {
-			prev := cmds[k]
-			if prev.Pipeline == nil || prev.Pipeline.ID != c.Pipeline.ID || prev.Pipeline.Pos != c.Pipeline.Pos {
-				continue
+			for j := rest; j < len(ws); j++ {
+				v := wordValue(ws[j])
+				if (v == "-f" || v == "--file") && j+1 < len(ws) {
+					add(ws[j+1], "build", kind)
+					j++
+				} else if f, ok := strings.CutPrefix(v, "--file="); ok {
+					add(Word{Text: f, Value: strp(f), Pos: ws[j].Pos}, "build", kind)
+				}
 			}
-			for _, w := range prev.Words[1:] {
-				add(w)
+		case interpreters[name] && len(ws) > 1:
+			if j := scriptArg(ws); j > 0 {
+				add(ws[j], "runs", KindShell)
 			}
-			stdinRefs(prev, add)
+		case strings.HasPrefix(wordValue(ws[0]), "./") && scriptName(wordValue(ws[0])):
+			// A file run by its path is a script when its name says
+			// nothing else (no extension, or .sh): a .py file is
+			// another language's.
+			add(ws[0], "runs", KindShell)
 		}
 	}
 	return out
 }
 
+// scriptArg is the index of the script file an interpreter runs (bash
+// FILE, sh -e FILE, source FILE), or -1 (bash -c, a shell reading its
+// standard input).
+func scriptArg(ws []Word) int {
+	for j := 1; j < len(ws); j++ {
+		v := wordValue(ws[j])
+		switch {
+		case v == "--":
+			if j+1 < len(ws) {
+				return j + 1
+			}
+			return -1
+		case v == "--rcfile" || v == "--init-file" || v == "-o" || v == "-O":
+			j++
+		case strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+"):
+			if strings.ContainsRune(v, 'c') && !strings.HasPrefix(v, "--") {
+				return -1
+			}
+		default:
+			return j
+		}
+	}
+	return -1
+}
+
+// uploadRefs are the files the upload at index i reads: its arguments
+// (args, after the command's name and wrappers), its standard input, and
+// what the commands before it in its pipeline read or print.
+func uploadRefs(cmds []ShellCommand, i int, args []Word, add func(Word, string, Kind)) []FileRef {
+	var out []FileRef
+	c := cmds[i]
+	for j := 0; j < len(args); j++ {
+		if v := wordValue(args[j]); uploadValueOptions[v] {
+			j++
+			continue
+		}
+		add(args[j], "upload", KindPipeline)
+	}
+	// Commands inside its words ($(cat f), <(cat f)) and its
+	// redirections (<<< "$(cat f)").
+	spans := []Pos{c.Pos}
+	for _, r := range c.Redirects {
+		if r.Word != nil {
+			spans = append(spans, r.Word.Pos)
+		}
+	}
+	for _, n := range cmds {
+		for _, sp := range spans {
+			if n.Pos != c.Pos && inside(n.Pos, sp) {
+				feeds(n, add)
+				break
+			}
+		}
+	}
+	stdinRefs(c, add)
+	if c.Pipeline == nil {
+		return out
+	}
+	for k := i - 1; k >= 0; k-- {
+		prev := cmds[k]
+		if prev.Pipeline == nil || prev.Pipeline.ID != c.Pipeline.ID || prev.Pipeline.Pos != c.Pipeline.Pos {
+			continue
+		}
+		e := Effective(prev, nil)
+		if e < 0 {
+			continue
+		}
+		name := path.Base(wordValue(prev.Words[e]))
+		switch {
+		case readers[name] || name == "echo" || name == "printf":
+			feeds(prev, add)
+		case interpreters[name] || strings.HasPrefix(name, "python") || strings.HasPrefix(wordValue(prev.Words[e]), "./") || name == "node" || name == "ruby" || name == "perl":
+			// A program prints the pipeline: what it prints cannot be
+			// read. Its file is read as a script, and says so.
+			j := e
+			if !strings.HasPrefix(wordValue(prev.Words[e]), "./") {
+				j = e + scriptArg(prev.Words[e:])
+			}
+			if j >= e && j < len(prev.Words) {
+				gen := prev.Words[j]
+				if r, glob, ok := localRef(wordValue(gen)); ok {
+					out = append(out, FileRef{Path: r, Glob: glob, Via: "generator", Pos: gen.Pos,
+						Note: "its output is uploaded as a Buildkite pipeline, which buildgate cannot read: what it prints is not checked"})
+				}
+			}
+		default:
+			feeds(prev, add)
+		}
+	}
+	return out
+}
+
+// feeds adds the files a command reads: its arguments and its standard
+// input.
+func feeds(c ShellCommand, add func(Word, string, Kind)) {
+	for _, w := range c.Words[1:] {
+		add(w, "upload", KindPipeline)
+	}
+	stdinRefs(c, add)
+}
+
+// inside reports whether position a lies within b.
+func inside(a, b Pos) bool {
+	return (a.Line > b.Line || a.Line == b.Line && a.Column >= b.Column) &&
+		(a.EndLine < b.EndLine || a.EndLine == b.EndLine && a.EndColumn <= b.EndColumn)
+}
+
 // stdinRefs gives the word a command's standard input is read from (< FILE).
-func stdinRefs(c ShellCommand, add func(Word)) {
+func stdinRefs(c ShellCommand, add func(Word, string, Kind)) {
 	for _, r := range c.Redirects {
 		if r.Op == "<" && (r.Fd == "" || r.Fd == "0") && r.Word != nil {
-			add(*r.Word)
+			add(*r.Word, "upload", KindPipeline)
 		}
 	}
 }
 
 func literal(w Word, v string) bool { return w.Value != nil && *w.Value == v }
+
+// scriptName reports whether a file run by its path may be a shell script:
+// no extension, or a shell's.
+func scriptName(p string) bool {
+	ext := path.Ext(path.Base(p))
+	return ext == "" || ext == ".sh" || ext == ".bash"
+}

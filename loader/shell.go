@@ -585,5 +585,6 @@ func loadShell(path string, src []byte) *ShellDocument {
 	if doc.Shebang != nil && len(doc.Comments) > 0 && doc.Comments[0].Pos.Line == 1 {
 		doc.Comments = doc.Comments[1:]
 	}
+	inlinePipelines(doc, src)
 	return doc
 }

@@ -44,11 +44,14 @@ func (l *Loader) ReadAgain(rel string, st Stamp) ([]byte, error) {
 const maxBareBytes = 256 << 10
 
 // MustParse reports whether a file is parsed whatever it says: a
-// requirements file (its includes are followed as it loads), a file over
-// maxBareBytes, binary content (one error, no parse either way), a file
-// past a bound counted before parsing (so that the bound is reported).
+// requirements file (its includes are followed as it loads), a CI
+// pipeline or a script (the files they have the CI system read or run are
+// followed from them: References), a file over maxBareBytes, binary
+// content (one error, no parse either way), a file past a bound counted
+// before parsing (so that the bound is reported).
 func MustParse(kind Kind, src []byte) bool {
-	return kind == KindRequirements || len(src) > maxBareBytes || bytes.IndexByte(src, 0) >= 0 || overBound(kind, src)
+	return kind == KindRequirements || kind == KindPipeline || kind == KindShell ||
+		len(src) > maxBareBytes || bytes.IndexByte(src, 0) >= 0 || overBound(kind, src)
 }
 
 // Bare is the document of a file that is not parsed because it says

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -21,9 +22,20 @@ import (
 // UTF-8 is \xNN.
 func Visible(s string) string { return visible(s, false) }
 
+// runnerCommand neutralises what a GitHub runner reads as a command
+// anywhere in a line: its older form, "##[" (actions/runner's legacy
+// parser looks for it anywhere, not only at the start).
+func runnerCommand(s string) string {
+	if !strings.Contains(s, "##[") {
+		return s
+	}
+	return strings.ReplaceAll(s, "##[", `##\[`)
+}
+
 // visible is Visible, keeping line breaks as they are when keepBreaks is
 // set (a format that encodes them itself).
 func visible(s string, keepBreaks bool) string {
+	s = runnerCommand(s)
 	if !needsEscape(s) {
 		return s
 	}
@@ -88,16 +100,16 @@ func hidden(r rune) bool {
 }
 
 // SafeLine is Visible text that also cannot start a CI log line a runner
-// reads as a command: a leading "::" (a workflow command) or "##[" (the
-// runner's older form) gets "./" before it when it is a path, a space
-// otherwise.
+// reads as a command: a "::" (a workflow command) at its start, after any
+// white space (the runner trims it), gets "./" before it when it is a
+// path, "| " otherwise: a visible character the runner does not trim.
 func SafeLine(s string, path bool) string {
 	s = Visible(s)
-	if strings.HasPrefix(s, "::") || strings.HasPrefix(s, "##[") {
+	if strings.HasPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), "::") {
 		if path {
 			return "./" + s
 		}
-		return " " + s
+		return "| " + s
 	}
 	return s
 }
@@ -173,6 +185,7 @@ func mdPlain(s string) string {
 	}
 	out := b.String()
 	out = strings.ReplaceAll(out, "://", ":\u200b//")
+	out = strings.ReplaceAll(out, "@", "@\u200b") // an e-mail address is linked too
 	for _, w := range []string{"www.", "WWW.", "Www."} {
 		out = strings.ReplaceAll(out, w, w[:1]+"\u200b"+w[1:])
 	}
@@ -199,4 +212,44 @@ func mdCode(s string) string {
 		s = " " + s + " "
 	}
 	return fence + s + fence
+}
+
+// SafeDiff is a unified diff as a terminal or a CI log may show it: each
+// line's text Visible (control characters escaped), with a "::" at the
+// start of its text (after the diff's own first character and white
+// space) written "\::", so that no line acts on the terminal or the
+// runner. Such a line no longer applies as a patch: buildgate fix applies
+// the change itself (docs/fix.md).
+func SafeDiff(d string) string {
+	lines := strings.SplitAfter(d, "\n")
+	for i, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		nl := len(body) < len(l)
+		if body == "" {
+			continue
+		}
+		// A CR before the line break is the file's CR LF: kept, so that
+		// the patch still applies to such a file.
+		cr := strings.HasSuffix(body, "\r")
+		body = strings.TrimSuffix(body, "\r")
+		if body == "" {
+			continue
+		}
+		head, rest := body[:1], body[1:]
+		rest = Visible(rest)
+		if t := strings.TrimLeftFunc(rest, unicode.IsSpace); strings.HasPrefix(t, "::") {
+			rest = rest[:len(rest)-len(t)] + `\` + t
+		}
+		if strings.HasPrefix(strings.TrimLeftFunc(head+rest, unicode.IsSpace), "::") {
+			rest = `\` + rest
+		}
+		lines[i] = head + rest
+		if cr {
+			lines[i] += "\r"
+		}
+		if nl {
+			lines[i] += "\n"
+		}
+	}
+	return strings.Join(lines, "")
 }

@@ -3,10 +3,12 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/buildgate/buildgate/finding"
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
+
+	"github.com/buildgate/buildgate/finding"
 )
 
 func sample() *Result {
@@ -326,8 +328,10 @@ func FuzzEscape(f *testing.F) {
 		if regexp.MustCompile(`(^|[^\\])<[a-zA-Z/]|(^|[^\\])!\[|https?://`).MatchString(out) {
 			t.Fatalf("%q: %q", s, out)
 		}
-		if l := SafeLine(s, true); strings.HasPrefix(l, "::") || strings.HasPrefix(l, "##[") {
-			t.Fatalf("%q: %q", s, l)
+		for _, l := range []string{SafeLine(s, true), SafeLine(s, false), SafeDiff(" " + s)} {
+			if strings.HasPrefix(strings.TrimLeftFunc(l, unicode.IsSpace), "::") || strings.Contains(l, "##[") {
+				t.Fatalf("%q: %q", s, l)
+			}
 		}
 	})
 }

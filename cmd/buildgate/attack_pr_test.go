@@ -336,3 +336,82 @@ func TestPullRequestCannotOpenTheGate(t *testing.T) {
 			code:  0},
 	})
 }
+
+// The red-team review of issue 26: each class it found, as a case.
+func TestPullRequestRedTeamReview(t *testing.T) {
+	clone := "git clone https://github.com/kvcache-ai/Mooncake.git && cd Mooncake && cmake -DUSE_HIP=ON . && make install"
+	evil := "steps:\n  - command: docker build --build-arg MOONCAKE_BRANCH=main -f docker/Dockerfile.rocm .\n"
+	upload := func(cmd string) map[string]string {
+		return map[string]string{".buildkite/pipeline.yml": "steps:\n  - command: " + cmd + "\n", "ci/gen.yml": evil}
+	}
+	runAttacks(t, []attack{
+		{name: "a marker in the data of RUN <<EOF cat > f is data",
+			files: map[string]string{"docker/Dockerfile.rocm": "FROM a\nRUN <<EOF cat > /etc/motd\n# buildgate:ignore-file BG104 -- motd\nEOF\nRUN " + clone + "\n"},
+			code: 1, stdout: []string{"BG104"}},
+		{name: "a marker in a RUN <<EOF body run by #!/bin/cat is data",
+			files: map[string]string{"docker/Dockerfile.rocm": "FROM a\nRUN <<EOF\n#!/bin/cat\n# buildgate:ignore-file BG104 -- motd\nEOF\nRUN " + clone + "\n"},
+			code: 1, stdout: []string{"BG104"}},
+		{name: "a marker in a run: that cat prints is data",
+			files: map[string]string{".github/workflows/ci.yml": "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: |\n          # buildgate:ignore-file BG104 -- printed\n        shell: cat {0}\n      - run: " + clone + "\n"},
+			code: 1, stdout: []string{"BG104"}},
+		{name: "an upload behind env", files: upload("env X=1 buildkite-agent pipeline upload ci/gen.yml"), code: 1, stdout: []string{"ci/gen.yml:2:"}},
+		{name: "an upload behind sudo -E", files: upload("sudo -E buildkite-agent pipeline upload ci/gen.yml"), code: 1, stdout: []string{"ci/gen.yml:2:"}},
+		{name: "an upload through xargs", files: upload("echo ci/gen.yml | xargs buildkite-agent pipeline upload"), code: 1, stdout: []string{"ci/gen.yml:2:"}},
+		{name: "an upload of a here-string", files: upload(`buildkite-agent pipeline upload <<< "$(cat ci/gen.yml)"`), code: 1, stdout: []string{"ci/gen.yml:2:"}},
+		{name: "an upload of a process substitution", files: upload("buildkite-agent pipeline upload <(cat ci/gen.yml)"), code: 1, stdout: []string{"ci/gen.yml:2:"}},
+		{name: "an upload behind a function that runs \"$@\"",
+			files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - command: .buildkite/upload.sh\n", ".buildkite/upload.sh": "#!/usr/bin/env bash\n_() { echo \"--- $*\"; \"$@\"; }\n_ buildkite-agent pipeline upload ci/gen.yml\n", "ci/gen.yml": evil},
+			code: 1, stdout: []string{"ci/gen.yml:2:"}},
+		{name: "an upload whose word is split by quotes in a script",
+			files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - command: ci/upload.sh\n", "ci/upload.sh": "#!/bin/bash\nbuildkite-agent pipeline up\"\"load ci/gen.yml\n", "ci/gen.yml": evil},
+			code: 1, stdout: []string{"ci/gen.yml:2:"}},
+		{name: "an upload of a path with an expansion reads what it may name", files: upload("buildkite-agent pipeline upload ci/${GEN:-gen}.yml"), code: 1, stdout: []string{"ci/gen.yml:2:"}},
+		{name: "a GitLab ** crosses directories",
+			files: map[string]string{".gitlab-ci.yml": "include:\n  - local: \"ci/**.yml\"\n", "ci/sub/evil.yml": "job:\n  script:\n    - docker build --build-arg MOONCAKE_BRANCH=main .\n"},
+			code: 1, stdout: []string{"ci/sub/evil.yml:3:"}},
+		{name: "a GitLab include of the project itself",
+			files: map[string]string{".gitlab-ci.yml": "include:\n  - project: $CI_PROJECT_PATH\n    ref: $CI_COMMIT_SHA\n    file: ci/evil.yml\n", "ci/evil.yml": "job:\n  script:\n    - docker build --build-arg MOONCAKE_BRANCH=main .\n"},
+			code: 1, stdout: []string{"ci/evil.yml:3:"}},
+		{name: "buildkite/pipeline.yml is an upload's default", files: map[string]string{"buildkite/pipeline.yml": evil}, code: 1, stdout: []string{"buildkite/pipeline.yml:2:"}},
+		{name: "a plugin's bash -c -- SCRIPT",
+			files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - plugins:\n      - docker#v5.12.0:\n          image: rocm/dev\n          command: [\"bash\", \"-c\", \"--\", \"" + clone + "\"]\n"},
+			code: 1, stdout: []string{"BG104"}},
+		{name: "a plugin's bash --rcfile F -c SCRIPT",
+			files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - plugins:\n      - docker#v5.12.0:\n          image: rocm/dev\n          command: [\"bash\", \"--rcfile\", \"/dev/null\", \"-c\", \"" + clone + "\"]\n"},
+			code: 1, stdout: []string{"BG104"}},
+		{name: "a pipeline uploaded from a here-document in a script",
+			files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - command: .buildkite/upload.sh\n", ".buildkite/upload.sh": "#!/bin/bash\ncat <<EOF | buildkite-agent pipeline upload\n" + evil + "EOF\n"},
+			code: 1, stdout: []string{".buildkite/upload.sh:4:", "BG102"}},
+		{name: "a pipeline a script generates is said not to be read",
+			files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - command: bash ci/gen.sh | buildkite-agent pipeline upload\n", "ci/gen.sh": "#!/bin/bash\ncat <<EOF\n" + evil + "EOF\n"},
+			code: 1, stdout: []string{"ci/gen.sh:1:1:", "which buildgate cannot read"}},
+		{name: "a Dockerfile docker build -f names", files: map[string]string{".github/workflows/ci.yml": "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: docker build -f docker/Dockerfile-rocm .\n", "docker/Dockerfile-rocm": "FROM a\nRUN " + clone + "\n"},
+			code: 1, stdout: []string{"docker/Dockerfile-rocm:2:", "BG104"}},
+		{name: "a script a pipeline runs by path", files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - command: bash ci/build-mooncake\n", "ci/build-mooncake": clone + "\n"},
+			code: 1, stdout: []string{"ci/build-mooncake:1:", "BG104"}},
+		{name: "an action's runs.image", files: map[string]string{".github/workflows/ci.yml": "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - uses: ./tools/evil\n", "tools/evil/action.yml": "runs:\n  using: docker\n  image: build.containerfile\n", "tools/evil/build.containerfile": "FROM a\nRUN " + clone + "\n"},
+			code: 1, stdout: []string{"tools/evil/build.containerfile:2:", "BG104"}},
+		{name: "a baseline of too many values", files: map[string]string{"bl.json": `{"findings": [` + strings.Repeat("{},", 1000001) + "{}]}"},
+			args: []string{"--baseline", "bl.json"}, code: 2, stderr: []string{"more than a baseline may hold"}},
+		{name: "policies past their total size", setup: func(t *testing.T, dir string) {
+			for i := 0; i < 2; i++ {
+				var b strings.Builder
+				fmt.Fprintf(&b, "package buildgate.rules.big%d\n\n", i)
+				for j := 0; b.Len() < 3<<20; j++ {
+					fmt.Fprintf(&b, "r%d := [%d, %d]\n", j, j, j)
+				}
+				os.MkdirAll(filepath.Join(dir, "policy"), 0o755)
+				os.WriteFile(filepath.Join(dir, "policy", fmt.Sprintf("p%d.rego", i)), []byte(b.String()), 0o644)
+			}
+		}, args: []string{"--policy", "policy"}, code: 2, stderr: []string{"more than buildgate compiles"}},
+		{name: "a policy's comprehension stops at --max-memory",
+			files: map[string]string{"policy/p.rego": "package buildgate.rules.m\n\ndeny contains \"x\" if {\n\tl := [[i, j] | some i in numbers.range(1, 3000); some j in numbers.range(1, 3000)]\n\tcount(l) > 0\n}\n"},
+			args: []string{"--policy", "policy", "--max-memory", "200"}, code: 2, stderr: []string{"more than 200 MB of memory (--max-memory)"}},
+		{name: "a policy's fix at no position is none",
+			files: map[string]string{"policy/p.rego": "package buildgate.rules.z\n\ndeny contains {\"msg\": \"m\", \"path\": \"requirements/rocm.txt\", \"fix\": {\"replacement\": \"x\", \"pos\": {\"line\": -1, \"column\": 1}}} if { true }\n"},
+			args: []string{"--policy", "policy", "--format", "sarif"}, code: 1, stdout: []string{"at no valid position"}, secrets: []string{`"startLine": 0`}},
+		{name: "a runner command anywhere in a line of the text report",
+			files: map[string]string{"##[stop-commands]tok/Dockerfile.rocm": "FROM a\nARG MOONCAKE_BRANCH=main\n"},
+			code: 1, secrets: []string{"##[stop-commands]"}},
+	})
+}

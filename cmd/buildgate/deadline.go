@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,13 +25,15 @@ type watchdog struct {
 	phase atomic.Value // string
 	timer *time.Timer
 	once  sync.Once
+	done  chan struct{}
 }
 
 // startWatchdog arms a watchdog for a run of timeout (none when timeout
 // is not positive).
 func startWatchdog(stderr io.Writer, timeout time.Duration) *watchdog {
-	w := &watchdog{}
+	w := &watchdog{done: make(chan struct{})}
 	w.phase.Store("starting")
+	go w.watchMemory(stderr, maxMemory)
 	if timeout <= 0 {
 		return w
 	}
@@ -51,5 +54,39 @@ func (w *watchdog) stop() {
 		if w.timer != nil {
 			w.timer.Stop()
 		}
+		close(w.done)
 	})
+}
+
+// maxMemory is the heap a run may use (--max-memory): past it the run
+// stops with exit 2, whatever makes it grow (a policy's comprehension, a
+// pathological file). Each builtin is bounded on its own (64 MB); this is
+// the bound of them all together.
+var maxMemory int64 = 1 << 30
+
+// memorySample is how often the heap is looked at: a builtin allocates at
+// most 64 MB in one call, so the heap passes the bound by little before
+// it is seen.
+const memorySample = 20 * time.Millisecond
+
+// watchMemory ends the process with exit 2 once the heap passes limit.
+func (w *watchdog) watchMemory(stderr io.Writer, limit int64) {
+	if limit <= 0 {
+		return
+	}
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	t := time.NewTicker(memorySample)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.done:
+			return
+		case <-t.C:
+		}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 && int64(sample[0].Value.Uint64()) > limit {
+			fmt.Fprintf(stderr, "buildgate: the run used more than %d MB of memory (--max-memory), while %s\n", limit>>20, w.phase.Load())
+			os.Exit(exitUsage)
+		}
+	}
 }

@@ -68,6 +68,7 @@ a usage, configuration or policy error.`,
 	fl.DurationVar(&f.lint.timeout, "timeout", 5*time.Minute, "time limit for each lint of the run")
 	fl.BoolVar(&f.lint.noInline, "no-inline-ignores", false, "ignore buildgate:ignore comments (config ignores still apply)")
 	fl.Int64Var(&f.lint.maxSize, "max-file-size", loader.DefaultMaxFileSize, "files larger than this many bytes are not read")
+	fl.Int64Var(&f.lint.maxMemoryMB, "max-memory", 1024, "megabytes of memory the run may use; past it the run stops with exit 2 (0: no bound)")
 	return cmd
 }
 
@@ -126,6 +127,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	// time limit of its own.
 	runCtx, cancel := context.WithTimeout(ctx, f.lint.timeout)
 	defer cancel()
+	maxMemory = f.lint.maxMemoryMB << 20
 	dog := startWatchdog(stderr, f.lint.timeout)
 	defer dog.stop()
 	dog.set("linting")
@@ -200,7 +202,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		}
 		changed++
 		if f.diff {
-			if _, err := io.WriteString(stdout, fix.Diff(p, ff.old, ff.new)); err != nil {
+			if _, err := io.WriteString(stdout, report.SafeDiff(fix.Diff(p, ff.old, ff.new))); err != nil {
 				return err
 			}
 			continue

@@ -48,6 +48,7 @@ type lintFlags struct {
 	configFromRev  string
 	// configFromRevSet: --config-from-rev was given, even as "".
 	configFromRevSet bool
+	maxMemoryMB      int64
 }
 
 // output is one report to write: a format and its file ("" for stdout).
@@ -99,6 +100,7 @@ usage, configuration or policy error.`,
 	fl.StringVar(&f.category, "category", "", "sarif: automationDetails.id, which tells runs of one repository apart in code scanning (default: none, so that upload-sarif's own default, which tells matrix jobs apart, applies)")
 	fl.StringVar(&f.failOn, "fail-on", "error", "lowest severity that makes the exit status 1: error, warning, note or never")
 	fl.Int64Var(&f.maxSize, "max-file-size", loader.DefaultMaxFileSize, "files larger than this many bytes are not read (a BG001 finding instead)")
+	fl.Int64Var(&f.maxMemoryMB, "max-memory", 1024, "megabytes of memory the run may use; past it the run stops with exit 2 (0: no bound)")
 	return cmd
 }
 
@@ -110,6 +112,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	// --timeout covers the whole run, reading its own inputs included.
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
+	maxMemory = f.maxMemoryMB << 20
 	dog := startWatchdog(stderr, f.timeout)
 	defer dog.stop()
 	failRank, ok := failOnRank(f.failOn)
@@ -146,6 +149,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		compiled <- err
 	}()
 	ready := func() (*engine.Engine, error) {
+		dog.set("compiling the policies")
 		if err := <-compiled; err != nil {
 			return nil, err
 		}

@@ -36,6 +36,9 @@ func (p *policyFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&p.data, "data", "", "JSON or YAML file your policies read as data.buildgate.data")
 }
 
+// maxPolicyBytes bounds the Rego of every --policy directory together.
+const maxPolicyBytes = 4 << 20
+
 // modules are the built-in pack's modules and those of every --policy
 // directory; tests only when asked.
 func (p *policyFlags) modules(tests bool) ([]engine.Module, error) {
@@ -43,6 +46,7 @@ func (p *policyFlags) modules(tests bool) ([]engine.Module, error) {
 	if err != nil {
 		return nil, err
 	}
+	total := 0
 	for _, dir := range p.dirs {
 		user, err := p.dirModules(dir, tests)
 		if err != nil {
@@ -50,6 +54,14 @@ func (p *policyFlags) modules(tests bool) ([]engine.Module, error) {
 		}
 		if len(user) == 0 {
 			return nil, usageErr("--policy %s: no .rego files", dir)
+		}
+		for _, m := range user {
+			total += len(m.Src)
+		}
+		// Compiling costs far more than the text (six 4 MB files took 206 s
+		// and 2.5 GB): the policies of a run are bounded together.
+		if total > maxPolicyBytes {
+			return nil, usageErr("--policy: the policies hold more than %d bytes of Rego, more than buildgate compiles (see docs/robustness.md)", maxPolicyBytes)
 		}
 		mods = append(mods, user...)
 	}

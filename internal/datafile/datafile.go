@@ -68,10 +68,9 @@ func tooMany(n int) error {
 	return &Error{fmt.Sprintf("over %d values (at least %d), more than a --data file may hold", MaxValues, n)}
 }
 
-// jsonValues counts the values of a JSON text from its bytes: each
-// array or object opens one, and each comma or colon outside strings
-// separates one more (an overcount of at most one per container).
-func jsonValues(b []byte) int {
+// CountJSON counts a JSON text's values as Decode bounds them, stopping
+// once past limit: for other JSON inputs of a run (a baseline).
+func CountJSON(b []byte, limit int) int {
 	n, in, esc := 1, false, false
 	for _, c := range b {
 		switch {
@@ -89,12 +88,17 @@ func jsonValues(b []byte) int {
 		case c == '[' || c == '{' || c == ',' || c == ':':
 			n++
 		}
-		if n > MaxValues {
+		if n > limit {
 			return n
 		}
 	}
 	return n
 }
+
+// jsonValues counts the values of a JSON text from its bytes: each
+// array or object opens one, and each comma or colon outside strings
+// separates one more (an overcount of at most one per container).
+func jsonValues(b []byte) int { return CountJSON(b, MaxValues) }
 
 // yamlValues counts a node's values with aliases expanded (an alias
 // costs what it points at, computed once), stopping past the bound.
