@@ -122,6 +122,13 @@ func Since(root, rev string) (*Set, error) {
 	return s, nil
 }
 
+// FromDiff is the set a unified diff with zero context adds or changes
+// (git diff --unified=0), for callers that have the diff already.
+func FromDiff(diff []byte) (*Set, error) {
+	s := &Set{files: map[string]*lines{}}
+	return s, s.parse(diff)
+}
+
 // parse reads a unified diff with zero context. A hunk's body is read by
 // the line counts its header promises, so an added line whose text looks
 // like a header ("++ b/decoy" shows as "+++ b/decoy") stays a line.

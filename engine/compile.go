@@ -180,6 +180,7 @@ func CompileWith(ctx context.Context, mods []Module, o Options) (*Engine, error)
 		{FileFactsRef, "x = " + FileFactsRef, &e.file},
 		{RepoRef, "x = " + RepoRef, &e.fold},
 		{NeedlesRef, "x = " + NeedlesRef, &e.needles},
+		{FilesRef, "x = " + FilesRef, &e.files},
 	} {
 		if len(c.GetRulesExact(ast.MustParseRef(d.ref))) == 0 {
 			continue

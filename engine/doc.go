@@ -14,6 +14,10 @@ type Doc struct {
 	Path   string
 	Value  ast.Value
 	Source []byte
+	// Hay is Source as buildgate.source_contains searches it (Haystack),
+	// when the caller made it already (nil: made when first asked, once
+	// per evaluation).
+	Hay []byte
 }
 
 // Convert converts a loaded document for evaluation.

@@ -54,6 +54,10 @@ type Engine struct {
 	// the repository's table, and the strings a file must hold to be
 	// parsed at all.
 	file, fold, needles *rego.PreparedEvalQuery
+	// files is the facts of every document of the input
+	// (data.buildgate.facts.files, [{path, kind, facts}]): what a batch
+	// of files evaluated together declares.
+	files *rego.PreparedEvalQuery
 }
 
 // HasUserPolicies reports whether user policies are loaded: they read
@@ -66,6 +70,7 @@ const (
 	FileFactsRef = "data.buildgate.facts.file"
 	RepoRef      = "data.buildgate.facts.repo"
 	NeedlesRef   = "data.buildgate.facts.needles"
+	FilesRef     = "data.buildgate.facts.files"
 )
 
 type query struct {

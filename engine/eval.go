@@ -102,8 +102,69 @@ func (e *Engine) EvalFile(ctx context.Context, cfg ast.Value, table *Table, doc 
 		return nil, nil
 	}
 	val := scoped(cfg, nil, "file", ast.NewTerm(doc.Value))
-	ctx = withTable(WithSources(ctx, map[string][]byte{doc.Path: doc.Source}), table)
+	ctx = withTable(withDocs(ctx, doc), table)
 	return e.evalQuery(ctx, e.pack, val, func(any) string { return doc.Path })
+}
+
+// EvalFiles evaluates the built-in pack over a batch of documents at once,
+// as EvalFile does each (scope "file", the table through buildgate.repo):
+// every rule of the pack looks at each document of input.documents
+// alone, so a batch gives each document's findings, for one query's
+// fixed cost (some 150 µs of config-derived work, against some 15 µs a
+// document). A finding that gives an element but no path is placed in
+// the document that holds it.
+func (e *Engine) EvalFiles(ctx context.Context, cfg ast.Value, table *Table, docs []Doc) ([]finding.Finding, error) {
+	if e.pack == nil || len(docs) == 0 {
+		return nil, nil
+	}
+	terms := make([]*ast.Term, len(docs))
+	for i, d := range docs {
+		terms[i] = ast.NewTerm(d.Value)
+	}
+	val := scoped(cfg, nil, "file", terms...)
+	ctx = withTable(withDocs(ctx, docs...), table)
+	return e.evalQuery(ctx, e.pack, val, func(loc any) string { return pathOf(val, loc) })
+}
+
+// FilesFacts are the facts of each document of a batch, in order
+// (data.buildgate.facts.files over the batch); nil facts when the pack
+// declares none.
+func (e *Engine) FilesFacts(ctx context.Context, cfg ast.Value, docs []Doc) ([]ast.Value, error) {
+	out := make([]ast.Value, len(docs))
+	if e.files == nil || len(docs) == 0 {
+		return out, nil
+	}
+	terms := make([]*ast.Term, len(docs))
+	for i, d := range docs {
+		terms[i] = ast.NewTerm(d.Value)
+	}
+	val := scoped(cfg, nil, "file", terms...)
+	v, err := e.value(withDocs(ctx, docs...), e.files, val, "the facts of "+docs[0].Path+" and others")
+	if err != nil || v == nil {
+		return out, err
+	}
+	arr, ok := v.(*ast.Array)
+	if !ok {
+		return nil, fmt.Errorf("%s is not an array", FilesRef)
+	}
+	byPath := map[string]ast.Value{}
+	arr.Foreach(func(t *ast.Term) {
+		obj, ok := t.Value.(ast.Object)
+		if !ok {
+			return
+		}
+		pt, f := obj.Get(ast.StringTerm("path")), obj.Get(ast.StringTerm("facts"))
+		if pt == nil || f == nil {
+			return
+		}
+		if p, ok := pt.Value.(ast.String); ok {
+			byPath[string(p)] = f.Value
+		}
+	})
+	for i, d := range docs {
+		out[i] = byPath[d.Path]
+	}
+	return out, nil
 }
 
 // EvalRepository evaluates the built-in pack over no document: what it
@@ -149,7 +210,7 @@ func (e *Engine) FileFacts(ctx context.Context, cfg ast.Value, doc Doc) (ast.Val
 		return nil, nil
 	}
 	val := scoped(cfg, nil, "file", ast.NewTerm(doc.Value))
-	ctx = WithSources(ctx, map[string][]byte{doc.Path: doc.Source})
+	ctx = withDocs(ctx, doc)
 	return e.value(ctx, e.file, val, "the facts of "+doc.Path)
 }
 

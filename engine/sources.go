@@ -36,6 +36,34 @@ func WithSources(ctx context.Context, texts map[string][]byte) context.Context {
 	return context.WithValue(ctx, sourcesKey{}, &sources{texts: texts, hay: map[string][]byte{}, words: map[string]*wordSet{}, answers: map[string]bool{}})
 }
 
+// withDocs puts the texts of an evaluation's documents at hand, with the
+// haystacks the caller made already.
+func withDocs(ctx context.Context, docs ...Doc) context.Context {
+	s := &sources{texts: make(map[string][]byte, len(docs)), hay: make(map[string][]byte, len(docs)), words: map[string]*wordSet{}, answers: map[string]bool{}}
+	for _, d := range docs {
+		s.texts[d.Path] = d.Source
+		if d.Hay != nil && d.Source != nil {
+			s.hay[d.Path] = d.Hay
+		}
+	}
+	return context.WithValue(ctx, sourcesKey{}, s)
+}
+
+// Haystack is a text as buildgate.source_contains searches it: in lower
+// case, escapes decoded and split words joined (decode.go). A caller that
+// asks ContainsAny of a text and then evaluates it makes it once.
+func Haystack(text []byte) []byte { return appendHaystack(nil, text) }
+
+// HayContainsAny reports whether a haystack holds one of the needles.
+func HayContainsAny(hay []byte, needles []string) bool {
+	for _, n := range needles {
+		if n != "" && bytes.Contains(hay, bytes.ToLower([]byte(n))) {
+			return true
+		}
+	}
+	return false
+}
+
 // text is the source at path; false when there is none at hand (a
 // document not among the evaluation's, as in policy tests).
 func (s *sources) text(path string) ([]byte, bool) {
@@ -76,13 +104,7 @@ func ContainsAny(text []byte, needles []string) bool {
 	if len(needles) == 0 {
 		return false
 	}
-	low := appendHaystack(nil, text)
-	for _, n := range needles {
-		if n != "" && bytes.Contains(low, bytes.ToLower([]byte(n))) {
-			return true
-		}
-	}
-	return false
+	return HayContainsAny(appendHaystack(nil, text), needles)
 }
 
 // builtinSourceContains lets a policy skip, in one native scan, documents

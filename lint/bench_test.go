@@ -28,7 +28,7 @@ func BenchmarkLint(b *testing.B) {
 	eng := builtin(b)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := Run(context.Background(), Options{Root: root, Paths: []string{root}, Config: config.Default(), Engine: eng}); err != nil {
+		if _, err := Run(context.Background(), Options{Root: root, Paths: []string{root}, Config: config.Default(), Policies: eng}); err != nil {
 			b.Fatal(err)
 		}
 	}

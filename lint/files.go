@@ -24,9 +24,14 @@ import (
 // allows. A document is a plain value: when it is not kept it is read
 // again and parsed anew for its evaluation.
 type file struct {
-	path  string
-	kind  loader.Kind
-	bare  bool // not parsed: its text holds none of the needles
+	path string
+	kind loader.Kind
+	bare bool // not parsed: its text holds none of the needles
+	// quiet: its text holds none of the needles (parsed or not).
+	quiet bool
+	// hay is its text as the source builtins search it, until it is
+	// evaluated.
+	hay   []byte
 	stamp loader.Stamp
 	// notes are errors found outside its parse (discovery's: a bound a
 	// reference passed), added to every parse of it.
@@ -48,14 +53,18 @@ type file struct {
 	context      bool // loaded only as context (loadContext)
 }
 
-// keepBudget is how much source text the documents a run keeps converted
-// between the facts and the evaluation may have: a converted document is
-// some sixty times its text. Beyond it a document is read again and
-// parsed anew for its evaluation, so memory is bounded by the files in
-// flight, not the repository. Requirements files are kept whatever their
-// size (their includes were followed as they loaded), and every document
-// when user policies are loaded (they read every document at once).
-const keepBudget = 256 << 10
+// keepBudget is how much memory the documents a run keeps converted
+// between the facts and the evaluation may take, each costed by
+// keepCost. Beyond it a document is read again and parsed anew for its
+// evaluation, so memory is bounded by the files in flight, not the
+// repository. Requirements files are kept whatever their size (their
+// includes were followed as they loaded), and every document when user
+// policies are loaded (they read every document at once).
+const keepBudget = 16 << 20
+
+// keepCost estimates a converted document's size: some sixty times its
+// text, and some 3 KB for even the smallest (a two-line script).
+func keepCost(src []byte) int64 { return 64*int64(len(src)) + 3<<10 }
 
 // phase1 is what the first phase needs: the engine, the configuration's
 // value, the needles, and whether every file is parsed (user policies).
@@ -64,7 +73,48 @@ type phase1 struct {
 	cfg      ast.Value
 	needles  []string
 	parseAll bool
-	kept     atomic.Int64
+	// empty is the repository's table folded from no file.
+	empty ast.Value
+	kept  atomic.Int64
+	// errs are the errors of batches evaluated as their workers ended.
+	mu    sync.Mutex
+	errs  []error
+	facts interned
+}
+
+// interned holds one copy of each distinct facts value: most files of a
+// large repository have the same facts (nothing of the migration), and a
+// copy each is some 3 KB a file.
+type interned struct {
+	mu     sync.Mutex
+	byHash map[int][]ast.Value
+	n      int
+}
+
+// maxInterned bounds the distinct values held (past it a value is kept
+// as it is): the lookup stays cheap whatever the repository.
+const maxInterned = 4096
+
+func (in *interned) intern(v ast.Value) ast.Value {
+	if v == nil {
+		return nil
+	}
+	h := v.Hash()
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, w := range in.byHash[h] {
+		if ast.Compare(v, w) == 0 {
+			return w
+		}
+	}
+	if in.n < maxInterned {
+		if in.byHash == nil {
+			in.byHash = map[int][]ast.Value{}
+		}
+		in.byHash[h] = append(in.byHash[h], v)
+		in.n++
+	}
+	return v
 }
 
 // loadAll reads, parses what the needles ask for, converts and takes the
@@ -103,22 +153,30 @@ func (p *phase1) loadAll(ctx context.Context, root string, files []discover.File
 		if maxSize > 0 {
 			l.MaxFileSize = maxSize
 		}
+		b := &batch{}
 		return func(i int) {
-			j := jobs[i]
-			if j.doc != nil {
-				out[i], errs[i] = p.finish(ctx, &file{path: j.doc.DocPath(), kind: j.doc.DocKind(), notes: j.f.Errors, stamp: loader.StampOf(j.src), unread: j.unread}, j.doc, j.src)
-			} else {
-				out[i], errs[i] = p.load(ctx, l, j.f)
-			}
-			if progress != nil {
-				progress()
-			}
-		}, func() { _ = l.Close() }, nil
+				j := jobs[i]
+				if j.doc != nil {
+					out[i], errs[i] = p.finish(ctx, &file{path: j.doc.DocPath(), kind: j.doc.DocKind(), notes: j.f.Errors, stamp: loader.StampOf(j.src), unread: j.unread}, j.doc, j.src, nil)
+				} else {
+					out[i], errs[i] = p.load(ctx, l, j.f, b)
+				}
+				if progress != nil {
+					progress()
+				}
+			}, func() {
+				_ = l.Close()
+				if err := p.flush(ctx, b); err != nil {
+					p.mu.Lock()
+					p.errs = append(p.errs, err)
+					p.mu.Unlock()
+				}
+			}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(append(errs, p.errs...)...); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -235,7 +293,7 @@ func eachParallel(ctx context.Context, n int, start func() (func(int), func(), e
 // load is the first phase of one file other than a requirements file:
 // read it, parse it when it must be (or the needles say it matters), and
 // finish it.
-func (p *phase1) load(ctx context.Context, l *loader.Loader, f discover.File) (*file, error) {
+func (p *phase1) load(ctx context.Context, l *loader.Loader, f discover.File, b *batch) (*file, error) {
 	kind := f.Kind
 	if kind == "" {
 		// Discovery keeps without a kind only what it could not open to
@@ -254,26 +312,34 @@ func (p *phase1) load(ctx context.Context, l *loader.Loader, f discover.File) (*
 		if errors.As(err, &tooBig) {
 			tooBig.Flag = "--max-file-size"
 			loader.AddError(doc, loader.Error{Message: tooBig.Error(), Pos: startPos})
-			return p.finish(ctx, &file{path: f.Path, kind: kind, notes: f.Errors}, doc, nil)
+			return p.finish(ctx, &file{path: f.Path, kind: kind, notes: f.Errors}, doc, nil, nil)
 		}
 		reason := describe(err)
 		loader.AddError(doc, loader.Error{Message: "cannot open the file: " + reason, Pos: startPos})
-		return p.finish(ctx, &file{path: f.Path, kind: kind, notes: f.Errors, unread: &Unreadable{Path: f.Path, Reason: reason}}, doc, nil)
+		return p.finish(ctx, &file{path: f.Path, kind: kind, notes: f.Errors, unread: &Unreadable{Path: f.Path, Reason: reason}}, doc, nil, nil)
 	}
 	first := &file{path: f.Path, kind: kind, notes: f.Errors, stamp: loader.StampOf(src)}
-	if !p.parseAll && !loader.MustParse(kind, src) && !engine.ContainsAny(src, p.needles) {
+	// The text as the source builtins search it, made once: for the
+	// needles here, for the builtins in the evaluations below.
+	first.hay = engine.Haystack(src)
+	first.quiet = !engine.HayContainsAny(first.hay, p.needles)
+	if first.quiet && !p.parseAll && !loader.MustParse(kind, src) {
 		first.bare = true
-		return p.finish(ctx, first, loader.Bare(kind, f.Path, src), src)
+		return p.finish(ctx, first, loader.Bare(kind, f.Path, src), src, b)
 	}
-	return p.finish(ctx, first, loader.Parse(kind, f.Path, src), src)
+	return p.finish(ctx, first, loader.Parse(kind, f.Path, src), src, b)
 }
 
 var startPos = loader.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}
 
 // finish converts a file's document, takes its facts, evaluates it with
 // the table its own facts make (recording what it reads of the table),
-// and keeps the document while the budget allows.
-func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src []byte) (*file, error) {
+// and keeps the document while the budget allows. A file whose text holds
+// none of the needles goes into the worker's batch instead (b, nil for
+// none), evaluated with the others when the batch is full or the worker
+// ends: most files of a large repository are such files, and a query's
+// fixed cost is ten times a document's.
+func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src []byte, b *batch) (*file, error) {
 	for _, e := range f.notes {
 		loader.AddError(doc, e)
 	}
@@ -282,9 +348,25 @@ func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src [
 		return nil, err
 	}
 	d.Source = loader.Text(src)
-	if f.facts, err = p.eng.FileFacts(ctx, p.cfg, d); err != nil {
+	if f.hay != nil && len(d.Source) == len(src) {
+		d.Hay = f.hay // the same text (no byte order mark trimmed)
+	}
+	f.hay = nil
+	f.suppressions = doc.DocSuppressions()
+	f.refs = loader.References(doc)
+	if b != nil && f.quiet && f.kind != loader.KindRequirements && src != nil && p.empty != nil {
+		b.files, b.docs, b.srcs = append(b.files, f), append(b.docs, d), append(b.srcs, src)
+		b.size += len(src)
+		if len(b.files) >= batchFiles || b.size >= batchBytes {
+			return f, p.flush(ctx, b)
+		}
+		return f, nil
+	}
+	facts, err := p.eng.FileFacts(ctx, p.cfg, d)
+	if err != nil {
 		return nil, err
 	}
+	f.facts = p.facts.intern(facts)
 	own, err := p.eng.Fold(ctx, p.cfg, []engine.FileFact{{Path: f.path, Kind: string(f.kind), Facts: f.facts}})
 	if err != nil {
 		return nil, err
@@ -294,8 +376,68 @@ func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src [
 		return nil, err
 	}
 	f.reads = table.Reads()
-	f.suppressions = doc.DocSuppressions()
-	f.refs = loader.References(doc)
+	p.keep(f, d, src)
+	return f, nil
+}
+
+// A batch is a worker's files whose text holds none of the needles, with
+// their documents and texts, until they are evaluated together.
+type batch struct {
+	files []*file
+	docs  []engine.Doc
+	srcs  [][]byte
+	size  int
+}
+
+// A batch is evaluated when it holds batchFiles files or batchBytes of
+// text: what it keeps converted stays small.
+const (
+	batchFiles = 64
+	batchBytes = 256 << 10
+)
+
+// flush evaluates a batch: the facts of every file in one query, the
+// findings in another, with the table of no file (folded once): what a
+// file reads of it answers the same from the whole table unless another
+// file names it, and then it is evaluated again (each file of the batch
+// holds every read of the batch). The batch is empty after.
+func (p *phase1) flush(ctx context.Context, b *batch) error {
+	if len(b.files) == 0 {
+		return nil
+	}
+	defer func() { *b = batch{} }()
+	facts, err := p.eng.FilesFacts(ctx, p.cfg, b.docs)
+	if err != nil {
+		return err
+	}
+	table := engine.NewTable(p.empty)
+	found, err := p.eng.EvalFiles(ctx, p.cfg, table, b.docs)
+	if err != nil {
+		return err
+	}
+	reads := table.Reads()
+	byPath := make(map[string]*file, len(b.files))
+	for i, f := range b.files {
+		byPath[f.path] = f
+		f.facts, f.reads = p.facts.intern(facts[i]), reads
+	}
+	for _, fd := range found {
+		f := byPath[fd.Path]
+		if f == nil {
+			f = b.files[0] // a finding of no file of the batch stays a finding
+		}
+		f.findings = append(f.findings, fd)
+	}
+	for i, f := range b.files {
+		p.keep(f, b.docs[i], b.srcs[i])
+	}
+	return nil
+}
+
+// keep keeps a file's converted document for its evaluation again, when
+// it should be and the budget allows.
+func (p *phase1) keep(f *file, d engine.Doc, src []byte) {
+	d.Hay = nil
 	if f.bare {
 		// A bare document holds nothing; its text, which holds none of
 		// the needles, is at hand as empty (the builtins answer false).
@@ -304,13 +446,14 @@ func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src [
 	// A document is kept for the user policies, which read every one; a
 	// requirements file's, whose includes were followed as it loaded (a
 	// parse alone does not say what following them found); and others
-	// within the budget, for a file evaluated again.
-	if p.parseAll || f.bare || f.unread != nil || src == nil || f.kind == loader.KindRequirements || p.kept.Add(int64(len(src))) <= keepBudget {
+	// within the budget, for a file evaluated again. A bare document is
+	// not kept: it is made again from the text, at no cost worth its
+	// memory (100,000 scripts kept bare held 300 MB).
+	if p.parseAll || f.unread != nil || src == nil || f.kind == loader.KindRequirements || !f.bare && p.kept.Add(keepCost(src)) <= keepBudget {
 		f.doc = d
 	} else {
 		f.doc = engine.Doc{Path: f.path}
 	}
-	return f, nil
 }
 
 // document is a file's document for its evaluation: the one kept, else
@@ -318,7 +461,7 @@ func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src [
 // left bare that holds one of the needles the repository's table added,
 // parsed now.
 func (f *file) document(l *loader.Loader, extra []string) (engine.Doc, error) {
-	if f.doc.Value != nil && !f.again && !(f.bare && len(extra) > 0) {
+	if f.doc.Value != nil && !f.again && (!f.bare || len(extra) == 0) {
 		return f.doc, nil
 	}
 	src, err := l.ReadAgain(f.path, f.stamp)
@@ -328,9 +471,6 @@ func (f *file) document(l *loader.Loader, extra []string) (engine.Doc, error) {
 		doc = loader.Empty(f.kind, f.path)
 		loader.AddError(doc, loader.Error{Message: err.Error(), Pos: startPos})
 	case f.bare && !engine.ContainsAny(src, extra):
-		if !f.again {
-			return f.doc, nil
-		}
 		doc = loader.Bare(f.kind, f.path, src)
 		src = []byte{}
 	default:

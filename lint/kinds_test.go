@@ -37,7 +37,7 @@ func TestConfiguredKinds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := Run(context.Background(), Options{Root: root, Paths: []string{root}, Config: cfg, Engine: builtin(t)})
+		out, err := Run(context.Background(), Options{Root: root, Paths: []string{root}, Config: cfg, Policies: builtin(t)})
 		if err != nil {
 			t.Fatal(err)
 		}

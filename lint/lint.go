@@ -27,12 +27,12 @@ type Options struct {
 	Root   string
 	Paths  []string
 	Config *config.Config
-	Engine *engine.Engine
-	// EngineReady, when set instead of Engine, waits for an engine being
-	// compiled while the files load (compiling takes as long as loading a
-	// small repository).
-	EngineReady func() (*engine.Engine, error)
-	MaxFileSize int64
+	// Policies are the compiled policies; PoliciesReady, when set
+	// instead, waits for policies being compiled while the files are
+	// found (compiling takes as long as finding a small repository's).
+	Policies      *Policies
+	PoliciesReady func() (*Policies, error)
+	MaxFileSize   int64
 	// Timeout bounds the whole run, loading and evaluation (0: none).
 	Timeout time.Duration
 	// Suppress says how buildgate:ignore comments and config ignores apply.
@@ -46,6 +46,8 @@ type Options struct {
 	// "evaluating") and, while loading, files done of the total. It is
 	// called from several goroutines.
 	Progress func(stage string, done, total int)
+	// Fix, when set, plans buildgate fix's edits into Outcome.Fixes.
+	Fix *FixOptions
 }
 
 // Outcome is what a run found.
@@ -64,6 +66,10 @@ type Outcome struct {
 	// Unreadable are the files that could not be opened at all (each is
 	// also a BG001 finding).
 	Unreadable []Unreadable
+	// Fixes are the planned edits, file by file, when Options.Fix was
+	// set; FixError says why they could not be planned.
+	Fixes    []*FixFile
+	FixError error
 }
 
 // Unreadable is a file that could not be opened, and why.
@@ -101,12 +107,13 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, timedOut("finding the build files", err)
 	}
-	if o.EngineReady != nil {
-		if o.Engine, err = o.EngineReady(); err != nil {
+	if o.PoliciesReady != nil {
+		if o.Policies, err = o.PoliciesReady(); err != nil {
 			return nil, err
 		}
 	}
-	settings, err := ResolveSettings(o.Config, o.Engine.Rules())
+	eng := o.Policies.eng
+	settings, err := process.ResolveSettings(o.Config, eng.Rules())
 	if err != nil {
 		return nil, err
 	}
@@ -114,21 +121,22 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &phase1{eng: o.Engine, cfg: cfg, parseAll: o.Engine.HasUserPolicies()}
-	needles, declared, err := o.Engine.Needles(ctx, cfg, nil)
+	p := &phase1{eng: eng, cfg: cfg, parseAll: eng.HasUserPolicies()}
+	needles, declared, err := eng.Needles(ctx, cfg, nil)
 	if err != nil {
 		return nil, timedOut("the needles", err)
 	}
 	p.needles, p.parseAll = needles, p.parseAll || !declared
+	if p.empty, err = eng.Fold(ctx, cfg, nil); err != nil {
+		return nil, timedOut("the repository's table", err)
+	}
 	var tick func()
 	if o.Progress != nil {
 		var done atomic.Int64
 		total := len(found)
 		tick = func() { o.Progress("loading", int(done.Add(1)), total) }
 	}
-	t0 := time.Now()
 	files, err := p.loadAll(ctx, o.Root, found, o.Config.RequiredFiles(), o.MaxFileSize, tick)
-	dbg("load", t0)
 	if err != nil {
 		return nil, timedOut("loading the files", err)
 	}
@@ -140,15 +148,12 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, timedOut("loading the files", err)
 	}
 	files = append(files, extra...)
-	t0 = time.Now()
-	t0 = time.Now()
-	repo, err := foldFacts(ctx, o.Engine, cfg, files)
-	dbg("fold", t0)
+	repo, err := foldFacts(ctx, eng, cfg, files)
 	if err != nil {
 		return nil, timedOut("the repository's table", err)
 	}
 	table := engine.NewTable(repo)
-	more, _, err := o.Engine.Needles(ctx, cfg, table)
+	more, _, err := eng.Needles(ctx, cfg, table)
 	if err != nil {
 		return nil, timedOut("the needles", err)
 	}
@@ -156,26 +161,24 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if o.Progress != nil {
 		o.Progress("evaluating", len(files), len(files))
 	}
-	t0 = time.Now()
-	findings, docs, err := evaluate(ctx, o, cfg, repo, files, newNeedles(needles, more))
-	dbg("evaluate", t0)
+	findings, docs, err := evaluate(ctx, o, eng, cfg, repo, files, newNeedles(needles, more))
 	if err != nil {
 		return nil, evalError(err, o.Timeout)
 	}
-	repoFindings, err := o.Engine.EvalRepository(ctx, cfg, engine.NewTable(repo), findings)
+	repoFindings, err := eng.EvalRepository(ctx, cfg, engine.NewTable(repo), findings)
 	if err != nil {
 		return nil, evalError(err, o.Timeout)
 	}
 	findings = append(findings, repoFindings...)
 	if p.parseAll {
-		user, err := o.Engine.EvalUser(ctx, cfg, repo, docs)
+		user, err := eng.EvalUser(ctx, cfg, repo, docs)
 		if err != nil {
 			return nil, evalError(err, o.Timeout)
 		}
 		findings = append(findings, user...)
 	}
 	finding.Sort(findings)
-	return o.process(files, settings, findings), nil
+	return o.process(ctx, eng.Rules(), files, settings, findings), nil
 }
 
 // followRefs loads the files the loaded ones have their CI system read or
@@ -275,7 +278,7 @@ func model(files []*file) []*file { return files }
 // text holds one of the needles the whole table adds is read and
 // evaluated again too. Findings come in file order; when user policies
 // are loaded, every file's document is returned for their evaluation.
-func evaluate(ctx context.Context, o Options, cfg, repo ast.Value, files []*file, extra []string) ([]finding.Finding, []engine.Doc, error) {
+func evaluate(ctx context.Context, o Options, eng *engine.Engine, cfg, repo ast.Value, files []*file, extra []string) ([]finding.Finding, []engine.Doc, error) {
 	whole := engine.NewTable(repo)
 	var again []int
 	for i, f := range files {
@@ -302,8 +305,8 @@ func evaluate(ctx context.Context, o Options, cfg, repo ast.Value, files []*file
 			if f.bare && !f.again && d.Value == f.doc.Value && whole.Holds(f.reads) {
 				return // still bare: its first evaluation holds
 			}
-			f.findings, errs[again[k]] = o.Engine.EvalFile(ctx, cfg, engine.NewTable(repo), d)
-			if o.Engine.HasUserPolicies() {
+			f.findings, errs[again[k]] = eng.EvalFile(ctx, cfg, engine.NewTable(repo), d)
+			if eng.HasUserPolicies() {
 				f.doc = d
 			}
 		}, func() { _ = l.Close() }, nil
@@ -318,7 +321,7 @@ func evaluate(ctx context.Context, o Options, cfg, repo ast.Value, files []*file
 	var docs []engine.Doc
 	for _, f := range files {
 		out = append(out, f.findings...)
-		if o.Engine.HasUserPolicies() {
+		if eng.HasUserPolicies() {
 			docs = append(docs, f.doc)
 		}
 	}
@@ -327,7 +330,7 @@ func evaluate(ctx context.Context, o Options, cfg, repo ast.Value, files []*file
 
 // process turns the engine's findings into the outcome: the ordered
 // steps of lint/process.
-func (o Options) process(files []*file, settings map[string]Setting, findings []finding.Finding) *Outcome {
+func (o Options) process(ctx context.Context, rules []finding.Rule, files []*file, settings map[string]process.Setting, findings []finding.Finding) *Outcome {
 	out := &Outcome{}
 	isContext := map[string]bool{}
 	markers := map[string][]loader.Suppression{}
@@ -344,44 +347,28 @@ func (o Options) process(files []*file, settings map[string]Setting, findings []
 			out.Unreadable = append(out.Unreadable, *f.unread)
 		}
 	}
-	repoLevel, locked := map[string]bool{}, map[string]bool{}
-	for _, r := range o.Engine.Rules() {
+	repoLevel := map[string]bool{}
+	for _, r := range rules {
 		repoLevel[r.ID] = r.RepositoryLevel
-		locked[r.ID] = r.Locked
 	}
 	// Files loaded only as context (see loadContext) report nothing of
 	// their own.
 	own := func(f finding.Finding) bool { return !isContext[f.Path] || repoLevel[f.Rule] }
-	// A file the change touches that cannot be read (BG001) is reported
-	// wherever the error sits: a bound passed by lines added at the end is
-	// reported at line 1.
-	notNew := func(f finding.Finding) bool {
-		return o.Changed != nil && f.Path != "" && !repoLevel[f.Rule] && !o.Changed.Touches(f.Path, f.Pos.Line, f.Pos.EndLine) &&
-			(!locked[f.Rule] || !o.Changed.HasFile(f.Path))
-	}
-	inBaseline := func(f finding.Finding) bool { return o.Baseline != nil && o.Baseline.Has(f) }
-	suppress := func(fs []finding.Finding) (kept, suppressed, made []finding.Finding) {
-		kept, sup, made := Suppress(fs, markers, o.Config, o.Engine.Rules(), o.Suppress)
-		for _, s := range sup {
-			f := s.Finding
-			f.Suppression = &finding.Suppression{Kind: s.Kind, Justification: s.Justification}
-			suppressed = append(suppressed, f)
-		}
-		return kept, suppressed, made
-	}
-	check := newPolicyCheck(loaded, o.Config.RequiredFiles(), o.Engine.Rules())
+	var planned process.Planned
 	out.Findings = process.Run(findings,
 		process.Settings(settings),
 		process.Dedupe(),
-		process.Step{Name: "paths and fixes", Fn: check.Apply},
+		process.PolicyCheck(loaded, o.Config.RequiredFiles(), rules),
 		process.Fingerprint(),
-		process.Suppress(suppress, []process.Step{process.Settings(settings), process.Fingerprint()}, &out.Suppressed),
+		process.Suppress(markers, o.Config, rules, o.Suppress, []process.Step{process.Settings(settings), process.Fingerprint()}, &out.Suppressed),
 		process.Sort(),
 		process.Keep("own files", own, &out.Suppressed),
 		process.Record(&out.All),
-		process.SetAside("changed lines", notNew, &out.NotNew),
-		process.SetAside("baseline", inBaseline, &out.Baselined),
+		process.ChangedLines(o.Changed, rules, &out.NotNew),
+		process.InBaseline(o.Baseline, &out.Baselined),
+		process.Fixes(ctx, o.Root, rules, o.Fix, &out.All, &out.Suppressed, &planned),
 	)
+	out.Fixes, out.FixError = planned.Files, planned.Err
 	return out
 }
 
@@ -450,46 +437,11 @@ func describe(err error) string {
 	return safefile.Describe(err)
 }
 
-// Setting is a configuration override resolved to a rule id.
-type Setting = process.Setting
+// Suppression, baseline and fix options are the processing steps'.
+type (
+	SuppressOptions = process.SuppressOptions
+	Baseline        = process.Baseline
+)
 
-// ResolveSettings maps the configuration's rule keys (ids or names) to
-// rule ids; a key that names no rule is a configuration error.
-func ResolveSettings(c *config.Config, rules []finding.Rule) (map[string]Setting, error) {
-	out := map[string]Setting{}
-	for _, rs := range c.Rules {
-		id := ""
-		for _, r := range rules {
-			if rs.Key == r.ID || rs.Key == r.Name {
-				id = r.ID
-			}
-		}
-		if id == "" {
-			return nil, &config.Error{File: c.Source, Line: rs.Line, Msg: fmt.Sprintf("rules: %q is not a rule id or name (see buildgate rules)", rs.Key)}
-		}
-		for _, r := range rules {
-			if r.ID == id && r.Locked && (rs.Disabled || (rs.Severity != "" && rs.Severity != finding.SeverityError)) {
-				return nil, &config.Error{File: c.Source, Line: rs.Line, Msg: fmt.Sprintf(
-					"rules: %s cannot be turned off or lowered: a file buildgate cannot read or parse must fail the gate (to accept one file, add an ignore: entry with its path and a reason)", rs.Key)}
-			}
-		}
-		s := out[id]
-		if rs.Severity != "" {
-			s.Severity = rs.Severity
-		}
-		s.Disabled = rs.Disabled
-		out[id] = s
-	}
-	for _, ig := range c.Ignores {
-		if !known(ig.Rule, rules) {
-			return nil, &config.Error{File: c.Source, Line: ig.Line, Msg: fmt.Sprintf("ignore: %q is not a rule id or name (see buildgate rules)", ig.Rule)}
-		}
-	}
-	return out, nil
-}
-
-func dbg(what string, t0 time.Time) {
-	if os.Getenv("BUILDGATE_PHASES") != "" {
-		fmt.Fprintf(os.Stderr, "phase %s: %v\n", what, time.Since(t0))
-	}
-}
+// ParseBaseline reads the content b of the baseline file path.
+func ParseBaseline(path string, b []byte) (*Baseline, error) { return process.ParseBaseline(path, b) }

@@ -11,25 +11,18 @@ import (
 	"testing"
 
 	"github.com/buildgate/buildgate/config"
-	"github.com/buildgate/buildgate/engine"
-	"github.com/buildgate/buildgate/policies"
 )
 
 var (
 	engOnce sync.Once
-	eng     *engine.Engine
+	eng     *Policies
 	engErr  error
 )
 
-func builtin(t testing.TB) *engine.Engine {
+func builtin(t testing.TB) *Policies {
 	t.Helper()
 	engOnce.Do(func() {
-		mods, err := engine.ModulesFromFS(policies.FS, ".", false)
-		if err != nil {
-			engErr = err
-			return
-		}
-		eng, engErr = engine.Compile(context.Background(), mods, "test")
+		eng, engErr = CompilePolicies(context.Background(), PolicyOptions{Version: "test"})
 	})
 	if engErr != nil {
 		t.Fatal(engErr)
@@ -44,7 +37,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 
 func lintDir(t *testing.T, dir string) []finding.Finding {
 	t.Helper()
-	out, err := Run(context.Background(), Options{Root: dir, Paths: []string{dir}, Config: config.Default(), Engine: builtin(t)})
+	out, err := Run(context.Background(), Options{Root: dir, Paths: []string{dir}, Config: config.Default(), Policies: builtin(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

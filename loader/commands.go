@@ -35,26 +35,26 @@ func set(names ...string) map[string]bool {
 }
 
 var wrappers = map[string]wrapper{
-	"env":      {valued: set("-u", "--unset", "-C", "--chdir", "-S", "--split-string"), assigns: true},
-	"exec":     {valued: set("-a")},
-	"command":  {runs: func(opts []string) bool { return !hasAny(opts, "-v", "-V") }},
-	"builtin":  {},
-	"sudo":     {valued: set("-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout", "-R", "--chroot"), assigns: true},
-	"doas":     {valued: set("-u", "-C")},
-	"nohup":    {},
-	"nice":     {valued: set("-n", "--adjustment")},
-	"time":     {valued: set("-f", "--format", "-o", "--output")},
-	"timeout":  {valued: set("-s", "--signal", "-k", "--kill-after"), operands: 1},
-	"stdbuf":   {valued: set("-i", "--input", "-o", "--output", "-e", "--error")},
-	"ionice":   {valued: set("-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid")},
-	"chrt":     {operands: 1},
-	"taskset":  {operands: 1},
-	"setsid":   {},
-	"xargs":    {valued: set("-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "--eof", "-I", "-i", "--replace", "-L", "-l", "--max-lines", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var")},
-	"unbuffer": {},
+	"env":       {valued: set("-u", "--unset", "-C", "--chdir", "-S", "--split-string"), assigns: true},
+	"exec":      {valued: set("-a")},
+	"command":   {runs: func(opts []string) bool { return !hasAny(opts, "-v", "-V") }},
+	"builtin":   {},
+	"sudo":      {valued: set("-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout", "-R", "--chroot"), assigns: true},
+	"doas":      {valued: set("-u", "-C")},
+	"nohup":     {},
+	"nice":      {valued: set("-n", "--adjustment")},
+	"time":      {valued: set("-f", "--format", "-o", "--output")},
+	"timeout":   {valued: set("-s", "--signal", "-k", "--kill-after"), operands: 1},
+	"stdbuf":    {valued: set("-i", "--input", "-o", "--output", "-e", "--error")},
+	"ionice":    {valued: set("-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid")},
+	"chrt":      {operands: 1},
+	"taskset":   {operands: 1},
+	"setsid":    {},
+	"xargs":     {valued: set("-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "--eof", "-I", "-i", "--replace", "-L", "-l", "--max-lines", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var")},
+	"unbuffer":  {},
 	"catchsegv": {},
 	"eatmydata": {},
-	"fakeroot": {},
+	"fakeroot":  {},
 	"retry":     {valued: set("-t", "--times", "--tries", "-d", "--delay", "--until", "--while", "--max-time")},
 }
 
@@ -148,7 +148,7 @@ func isAssign(v string) bool {
 		return false
 	}
 	for i, r := range name {
-		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+		if r != '_' && (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') && (i == 0 || r < '0' || r > '9') {
 			return false
 		}
 	}

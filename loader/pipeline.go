@@ -37,9 +37,8 @@ type PipelineDocument struct {
 	// (References).
 	refs []FileRef
 	// comments are where its comments start, YAML's and its scripts'
-	// (realComments); nodes its YAML documents, kept for them.
+	// (realComments).
 	comments []Pos
-	nodes    []*yaml.Node
 }
 
 // DocErrors implements Document.

@@ -50,11 +50,9 @@ func inlinePipelines(doc *ShellDocument, src []byte) {
 		// every position the pipeline's loader gives is the script's.
 		text := append(bytes.Repeat([]byte{'\n'}, b.Line-1), src[idx.lineStart(b.Line):idx.lineStart(b.EndLine+1)]...)
 		pd := loadPipelineAs(doc.Path, text, "buildkite")
-		for _, e := range pd.Env {
-			doc.Assignments = append(doc.Assignments, e)
-		}
+		doc.Assignments = append(doc.Assignments, pd.Env...)
 		for _, s := range pd.Scripts {
-			doc.Script.merge(s.Script)
+			doc.merge(s.Script)
 		}
 		for _, e := range pd.Errors {
 			e.Message = "in the pipeline this script uploads: " + e.Message

@@ -247,6 +247,19 @@ type jsonFinding struct {
 	// Only in baseline files and with --show-suppressed.
 	Fingerprint string               `json:"fingerprint,omitempty"`
 	Suppression *finding.Suppression `json:"suppression,omitempty"`
+	// Fix is the edit buildgate fix makes for the finding (its own fix,
+	// or the removal of a source build), when there is one.
+	Fix *jsonFix `json:"fix,omitempty"`
+}
+
+// jsonFix is an edit: the text that replaces the range.
+type jsonFix struct {
+	Description string `json:"description"`
+	Replacement string `json:"replacement"`
+	Line        int    `json:"line"`
+	Column      int    `json:"column"`
+	EndLine     int    `json:"end_line"`
+	EndColumn   int    `json:"end_column"`
 }
 
 type jsonReport struct {
@@ -270,6 +283,10 @@ func (j JSON) Report(w io.Writer, r *Result) error {
 		}
 		if j.Fingerprints {
 			jf.Fingerprint = f.Fingerprint
+		}
+		if x := f.Fix; x != nil && f.Path != "" && !j.Fingerprints {
+			jf.Fix = &jsonFix{Description: x.Description, Replacement: x.Replacement,
+				Line: x.Pos.Line, Column: x.Pos.Column, EndLine: x.Pos.EndLine, EndColumn: x.Pos.EndColumn}
 		}
 		out.Findings = append(out.Findings, jf)
 	}

@@ -35,6 +35,7 @@ const gitToken = "AUTHORIZATION: basic c2VjcmV0LXRva2Vu"
 
 // 1. fix writes only inside the build files the run loaded.
 func TestPullRequestFixWritesNowhereElse(t *testing.T) {
+	t.Parallel()
 	gitConfig := "[core]\n\trepositoryformatversion = 0\n[http \"https://github.com/\"]\n\textraheader = " + gitToken + "\n"
 	withGit := func(t *testing.T, dir string) {
 		gitCommit(t, dir)
@@ -113,6 +114,7 @@ func TestPullRequestFixWritesNowhereElse(t *testing.T) {
 // 2. A bound passed is a BG001 where it is passed; repeating a reference
 // or writing it in a comment uses up nothing.
 func TestPullRequestBoundsAreFindings(t *testing.T) {
+	t.Parallel()
 	evilAction := "runs:\n  using: composite\n  steps:\n    - run: docker build --build-arg MOONCAKE_BRANCH=main -f docker/Dockerfile.rocm .\n      shell: bash\n"
 	benign := "runs:\n  using: composite\n  steps:\n    - run: echo hi\n      shell: bash\n"
 	var steps strings.Builder
@@ -181,6 +183,7 @@ func indent(s, by string) string {
 // 3. What a Buildkite plugin runs, and what an upload reads however it is
 // written, is read.
 func TestPullRequestPluginsAndUploads(t *testing.T) {
+	t.Parallel()
 	evil := "steps:\n  - command: docker build --build-arg MOONCAKE_BRANCH=main .\n"
 	runAttacks(t, []attack{
 		{name: "a docker plugin's command array runs sh -c",
@@ -203,6 +206,7 @@ func TestPullRequestPluginsAndUploads(t *testing.T) {
 // 4. Time and memory stay bounded; past a bound the run says so (exit 2,
 // no Go stack).
 func TestPullRequestTimeAndMemory(t *testing.T) {
+	t.Parallel()
 	var flow strings.Builder
 	for i := 0; i < 9000; i++ {
 		if i > 0 {
@@ -246,6 +250,7 @@ func TestPullRequestTimeAndMemory(t *testing.T) {
 
 // 5. Reports show what a pull request wrote, never obey it.
 func TestPullRequestReportInjection(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/"); err != nil {
 		t.Skip()
 	}
@@ -310,6 +315,7 @@ func stripCode(s string) string {
 
 // 6. The gate stays closed.
 func TestPullRequestCannotOpenTheGate(t *testing.T) {
+	t.Parallel()
 	overBound := "# buildgate:ignore-file BG001 -- vendored\nFROM a\n" + strings.Repeat("LABEL a=b\n", 20001) + "RUN git clone https://github.com/kvcache-ai/Mooncake.git && cd Mooncake && cmake -DUSE_HIP=ON . && make install\n"
 	runAttacks(t, []attack{
 		{name: "an empty --config-from-rev is an error, not no flag", files: map[string]string{".buildgate.yaml": "exclude: [\"**\"]\n"},
@@ -339,6 +345,7 @@ func TestPullRequestCannotOpenTheGate(t *testing.T) {
 
 // The red-team review of issue 26: each class it found, as a case.
 func TestPullRequestRedTeamReview(t *testing.T) {
+	t.Parallel()
 	clone := "git clone https://github.com/kvcache-ai/Mooncake.git && cd Mooncake && cmake -DUSE_HIP=ON . && make install"
 	evil := "steps:\n  - command: docker build --build-arg MOONCAKE_BRANCH=main -f docker/Dockerfile.rocm .\n"
 	upload := func(cmd string) map[string]string {
@@ -347,13 +354,13 @@ func TestPullRequestRedTeamReview(t *testing.T) {
 	runAttacks(t, []attack{
 		{name: "a marker in the data of RUN <<EOF cat > f is data",
 			files: map[string]string{"docker/Dockerfile.rocm": "FROM a\nRUN <<EOF cat > /etc/motd\n# buildgate:ignore-file BG104 -- motd\nEOF\nRUN " + clone + "\n"},
-			code: 1, stdout: []string{"BG104"}},
+			code:  1, stdout: []string{"BG104"}},
 		{name: "a marker in a RUN <<EOF body run by #!/bin/cat is data",
 			files: map[string]string{"docker/Dockerfile.rocm": "FROM a\nRUN <<EOF\n#!/bin/cat\n# buildgate:ignore-file BG104 -- motd\nEOF\nRUN " + clone + "\n"},
-			code: 1, stdout: []string{"BG104"}},
+			code:  1, stdout: []string{"BG104"}},
 		{name: "a marker in a run: that cat prints is data",
 			files: map[string]string{".github/workflows/ci.yml": "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: |\n          # buildgate:ignore-file BG104 -- printed\n        shell: cat {0}\n      - run: " + clone + "\n"},
-			code: 1, stdout: []string{"BG104"}},
+			code:  1, stdout: []string{"BG104"}},
 		{name: "an upload behind env", files: upload("env X=1 buildkite-agent pipeline upload ci/gen.yml"), code: 1, stdout: []string{"ci/gen.yml:2:"}},
 		{name: "an upload behind sudo -E", files: upload("sudo -E buildkite-agent pipeline upload ci/gen.yml"), code: 1, stdout: []string{"ci/gen.yml:2:"}},
 		{name: "an upload through xargs", files: upload("echo ci/gen.yml | xargs buildkite-agent pipeline upload"), code: 1, stdout: []string{"ci/gen.yml:2:"}},
@@ -361,30 +368,30 @@ func TestPullRequestRedTeamReview(t *testing.T) {
 		{name: "an upload of a process substitution", files: upload("buildkite-agent pipeline upload <(cat ci/gen.yml)"), code: 1, stdout: []string{"ci/gen.yml:2:"}},
 		{name: "an upload behind a function that runs \"$@\"",
 			files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - command: .buildkite/upload.sh\n", ".buildkite/upload.sh": "#!/usr/bin/env bash\n_() { echo \"--- $*\"; \"$@\"; }\n_ buildkite-agent pipeline upload ci/gen.yml\n", "ci/gen.yml": evil},
-			code: 1, stdout: []string{"ci/gen.yml:2:"}},
+			code:  1, stdout: []string{"ci/gen.yml:2:"}},
 		{name: "an upload whose word is split by quotes in a script",
 			files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - command: ci/upload.sh\n", "ci/upload.sh": "#!/bin/bash\nbuildkite-agent pipeline up\"\"load ci/gen.yml\n", "ci/gen.yml": evil},
-			code: 1, stdout: []string{"ci/gen.yml:2:"}},
+			code:  1, stdout: []string{"ci/gen.yml:2:"}},
 		{name: "an upload of a path with an expansion reads what it may name", files: upload("buildkite-agent pipeline upload ci/${GEN:-gen}.yml"), code: 1, stdout: []string{"ci/gen.yml:2:"}},
 		{name: "a GitLab ** crosses directories",
 			files: map[string]string{".gitlab-ci.yml": "include:\n  - local: \"ci/**.yml\"\n", "ci/sub/evil.yml": "job:\n  script:\n    - docker build --build-arg MOONCAKE_BRANCH=main .\n"},
-			code: 1, stdout: []string{"ci/sub/evil.yml:3:"}},
+			code:  1, stdout: []string{"ci/sub/evil.yml:3:"}},
 		{name: "a GitLab include of the project itself",
 			files: map[string]string{".gitlab-ci.yml": "include:\n  - project: $CI_PROJECT_PATH\n    ref: $CI_COMMIT_SHA\n    file: ci/evil.yml\n", "ci/evil.yml": "job:\n  script:\n    - docker build --build-arg MOONCAKE_BRANCH=main .\n"},
-			code: 1, stdout: []string{"ci/evil.yml:3:"}},
+			code:  1, stdout: []string{"ci/evil.yml:3:"}},
 		{name: "buildkite/pipeline.yml is an upload's default", files: map[string]string{"buildkite/pipeline.yml": evil}, code: 1, stdout: []string{"buildkite/pipeline.yml:2:"}},
 		{name: "a plugin's bash -c -- SCRIPT",
 			files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - plugins:\n      - docker#v5.12.0:\n          image: rocm/dev\n          command: [\"bash\", \"-c\", \"--\", \"" + clone + "\"]\n"},
-			code: 1, stdout: []string{"BG104"}},
+			code:  1, stdout: []string{"BG104"}},
 		{name: "a plugin's bash --rcfile F -c SCRIPT",
 			files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - plugins:\n      - docker#v5.12.0:\n          image: rocm/dev\n          command: [\"bash\", \"--rcfile\", \"/dev/null\", \"-c\", \"" + clone + "\"]\n"},
-			code: 1, stdout: []string{"BG104"}},
+			code:  1, stdout: []string{"BG104"}},
 		{name: "a pipeline uploaded from a here-document in a script",
 			files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - command: .buildkite/upload.sh\n", ".buildkite/upload.sh": "#!/bin/bash\ncat <<EOF | buildkite-agent pipeline upload\n" + evil + "EOF\n"},
-			code: 1, stdout: []string{".buildkite/upload.sh:4:", "BG102"}},
+			code:  1, stdout: []string{".buildkite/upload.sh:4:", "BG102"}},
 		{name: "a pipeline a script generates is said not to be read",
 			files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - command: bash ci/gen.sh | buildkite-agent pipeline upload\n", "ci/gen.sh": "#!/bin/bash\ncat <<EOF\n" + evil + "EOF\n"},
-			code: 1, stdout: []string{"ci/gen.sh:1:1:", "which buildgate cannot read"}},
+			code:  1, stdout: []string{"ci/gen.sh:1:1:", "which buildgate cannot read"}},
 		{name: "a Dockerfile docker build -f names", files: map[string]string{".github/workflows/ci.yml": "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: docker build -f docker/Dockerfile-rocm .\n", "docker/Dockerfile-rocm": "FROM a\nRUN " + clone + "\n"},
 			code: 1, stdout: []string{"docker/Dockerfile-rocm:2:", "BG104"}},
 		{name: "a script a pipeline runs by path", files: map[string]string{".buildkite/pipeline.yml": "steps:\n  - command: bash ci/build-mooncake\n", "ci/build-mooncake": clone + "\n"},
@@ -406,12 +413,12 @@ func TestPullRequestRedTeamReview(t *testing.T) {
 		}, args: []string{"--policy", "policy"}, code: 2, stderr: []string{"more than buildgate compiles"}},
 		{name: "a policy's comprehension stops at --max-memory",
 			files: map[string]string{"policy/p.rego": "package buildgate.rules.m\n\ndeny contains \"x\" if {\n\tl := [[i, j] | some i in numbers.range(1, 3000); some j in numbers.range(1, 3000)]\n\tcount(l) > 0\n}\n"},
-			args: []string{"--policy", "policy", "--max-memory", "200"}, code: 2, stderr: []string{"more than 200 MB of memory (--max-memory)"}},
+			args:  []string{"--policy", "policy", "--max-memory", "200"}, code: 2, stderr: []string{"more than 200 MB of memory (--max-memory)"}},
 		{name: "a policy's fix at no position is none",
 			files: map[string]string{"policy/p.rego": "package buildgate.rules.z\n\ndeny contains {\"msg\": \"m\", \"path\": \"requirements/rocm.txt\", \"fix\": {\"replacement\": \"x\", \"pos\": {\"line\": -1, \"column\": 1}}} if { true }\n"},
-			args: []string{"--policy", "policy", "--format", "sarif"}, code: 1, stdout: []string{"at no valid position"}, secrets: []string{`"startLine": 0`}},
+			args:  []string{"--policy", "policy", "--format", "sarif"}, code: 1, stdout: []string{"at no valid position"}, secrets: []string{`"startLine": 0`}},
 		{name: "a runner command anywhere in a line of the text report",
 			files: map[string]string{"##[stop-commands]tok/Dockerfile.rocm": "FROM a\nARG MOONCAKE_BRANCH=main\n"},
-			code: 1, secrets: []string{"##[stop-commands]"}},
+			code:  1, secrets: []string{"##[stop-commands]"}},
 	})
 }

@@ -114,6 +114,7 @@ func outsideSecret(t *testing.T) string {
 
 // The run's own inputs: the configuration, the baseline, --data, policies.
 func TestAttacksOnInputs(t *testing.T) {
+	t.Parallel()
 	secret := outsideSecret(t)
 	policy := func(body string) map[string]string {
 		return map[string]string{"policy/p.rego": "package buildgate.rules.p\n\ndeny contains msg if {\n" + body + "\n}\n"}
@@ -162,6 +163,7 @@ func TestAttacksOnInputs(t *testing.T) {
 // The gate stays closed: configuration cannot switch off BG001, and a
 // report cannot overwrite what the run reads.
 func TestAttacksOnTheGate(t *testing.T) {
+	t.Parallel()
 	unchanged := func(rel, want string) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) {
 			b, _ := os.ReadFile(filepath.Join(dir, rel))
@@ -201,6 +203,7 @@ func TestAttacksOnTheGate(t *testing.T) {
 // Reports are written where the run says, never through a link the pull
 // request committed under that name.
 func TestAttacksOnReports(t *testing.T) {
+	t.Parallel()
 	victimDir := t.TempDir()
 	victim := filepath.Join(victimDir, "authorized_keys")
 	if err := os.WriteFile(victim, []byte("KEEP\n"), 0o644); err != nil {
@@ -234,6 +237,7 @@ func TestAttacksOnReports(t *testing.T) {
 // Build files that are not regular files are findings, never a hang and
 // never a silent pass.
 func TestAttacksWithSpecialFiles(t *testing.T) {
+	t.Parallel()
 	socket := func(name string) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) {
 			l, err := net.Listen("unix", filepath.Join(dir, name))
@@ -268,6 +272,7 @@ func TestAttacksWithSpecialFiles(t *testing.T) {
 
 // .git is the pull request's too.
 func TestAttacksThroughGit(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
@@ -316,6 +321,7 @@ func TestAttacksThroughGit(t *testing.T) {
 // A pull request cannot weaken its own gate: with --config-from-rev the
 // configuration, baseline and policies are the base commit's.
 func TestConfigFromRev(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
@@ -399,6 +405,7 @@ func TestConfigFromRev(t *testing.T) {
 // (the pinned requirements file is still checked), and nothing crashes.
 // Time and memory are measured by scripts/bench -hostile, not here.
 func TestAttacksOnTheLoaders(t *testing.T) {
+	t.Parallel()
 	r := strings.Repeat
 	chain := map[string]string{"requirements/rocm.txt": pinned + "-r r0.txt\n"}
 	for i := 0; i < 20000; i++ {

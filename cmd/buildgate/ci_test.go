@@ -13,6 +13,7 @@ import (
 // action.yml is a valid composite action: the keys GitHub requires, every
 // run step with a shell, and every input it uses declared.
 func TestActionYAML(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../../action.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +113,7 @@ func readHooks(t *testing.T) []hook {
 // .pre-commit-hooks.yaml: a golang hook whose files pattern takes every
 // kind of build file and nothing else.
 func TestPreCommitHooks(t *testing.T) {
+	t.Parallel()
 	hooks := readHooks(t)
 	if len(hooks) != 1 {
 		t.Fatalf("%d hooks", len(hooks))
@@ -138,6 +140,7 @@ func TestPreCommitHooks(t *testing.T) {
 // falsely on an unrelated change, and must not be skipped when the
 // configured requirements file changes or goes away.
 func TestPreCommitChangedFiles(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -201,6 +204,7 @@ func TestPreCommitChangedFiles(t *testing.T) {
 // small packages, each file one job), held by a test: two files had grown
 // past it unnoticed (fix/across.go, fix/dockerfile.go).
 func TestGoFilesAreSmall(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("git", "-C", "../..", "ls-files", "*.go").Output()
 	if err != nil {
 		t.Skip("not a git checkout:", err)

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/buildgate/buildgate/internal/safefile"
-	"github.com/buildgate/buildgate/loader"
+	"github.com/buildgate/buildgate/lint"
 )
 
 // byteColumns turns code-point columns (what findings count, as SARIF's
@@ -23,7 +23,7 @@ func byteColumns(rootDir string) func(path string, line, col int) int {
 				root, _ = os.OpenRoot(rootDir)
 			}
 			if root != nil {
-				if b, err := safefile.In(root, path, loader.DefaultMaxFileSize); err == nil {
+				if b, err := safefile.In(root, path, lint.DefaultMaxFileSize); err == nil {
 					ls = strings.Split(string(b), "\n")
 				}
 			}

@@ -30,6 +30,7 @@ func runEnv(t *testing.T, dir string, env []string, args ...string) result {
 // The same input gives byte-identical output in every format, across runs
 // and GOMAXPROCS values (files are loaded and converted in parallel).
 func TestDeterministicOutput(t *testing.T) {
+	t.Parallel()
 	dirs := []string{mustAbs(t, "../../testdata/vllm-rocm/before")}
 	if latest, err := filepath.Abs("../../../shared/corpus/vllm/latest"); err == nil {
 		if _, err := os.Stat(latest); err == nil {
@@ -57,6 +58,7 @@ func TestDeterministicOutput(t *testing.T) {
 // The progress line is for terminals only: a run whose stderr is a pipe
 // (CI logs, scripts) writes nothing there.
 func TestNoProgressInPipes(t *testing.T) {
+	t.Parallel()
 	r := runEnv(t, mustAbs(t, "../../testdata/vllm-rocm/before"), []string{"CI="}, "lint", "--root", ".", "--format", "json")
 	if r.stderr != "" {
 		t.Errorf("stderr of a piped run: %q", r.stderr)

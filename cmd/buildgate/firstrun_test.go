@@ -7,6 +7,7 @@ import (
 
 // Issue 18: what a new user types first.
 func TestFirstRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	v := runBin(t, dir, "version")
 	r := runBin(t, dir, "--version")

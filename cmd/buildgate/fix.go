@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/buildgate/buildgate/fix"
 	"github.com/buildgate/buildgate/internal/safefile"
 	"github.com/buildgate/buildgate/lint"
-	"github.com/buildgate/buildgate/loader"
 	"github.com/buildgate/buildgate/report"
 	"github.com/spf13/cobra"
 )
@@ -67,43 +65,39 @@ a usage, configuration or policy error.`,
 	fl.StringVar(&f.lint.configFromRev, "config-from-rev", "", "read .buildgate.yaml (or --config), --data and --policy directories as they are at the git revision REV (the pull request's base), not from the working tree: the fixes applied are then those of the base's policies")
 	fl.DurationVar(&f.lint.timeout, "timeout", 5*time.Minute, "time limit for each lint of the run")
 	fl.BoolVar(&f.lint.noInline, "no-inline-ignores", false, "ignore buildgate:ignore comments (config ignores still apply)")
-	fl.Int64Var(&f.lint.maxSize, "max-file-size", loader.DefaultMaxFileSize, "files larger than this many bytes are not read")
+	fl.Int64Var(&f.lint.maxSize, "max-file-size", lint.DefaultMaxFileSize, "files larger than this many bytes are not read")
 	fl.Int64Var(&f.lint.maxMemoryMB, "max-memory", 1024, "megabytes of memory the run may use; past it the run stops with exit 2 (0: no bound)")
 	return cmd
 }
 
-// lintOnce runs lint as the lint command would, without reports; stderr
-// hears the notes about the run's inputs (nil: none, for the second run).
-func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer) (string, *lint.Outcome, []finding.Rule, error) {
-	if f.maxSize <= 0 {
-		return "", nil, nil, usageErr("--max-file-size %d: want a positive number of bytes", f.maxSize)
-	}
-	root, err := lintRoot(f.root)
-	if err != nil {
-		return "", nil, nil, usageErr("%v", err)
-	}
-	in, err := runInputs(ctx, f, root, stderr)
+// lintOnce runs lint as the lint command would, without reports, and
+// with fix, plans the fixes of the findings of the rules chosen (all when
+// none is); stderr hears the notes about the run's inputs (nil: none, for
+// the second run).
+func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer, dog *watchdog, rules []string) (string, *lint.Outcome, map[string]bool, error) {
+	run, err := prepare(ctx, f, args, stderr, dog)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	f.policy.from = in
-	cfg, err := loadConfig(in, root, f.config)
-	if err != nil {
-		return "", nil, nil, usageErr("%v", err)
-	}
-	eng, err := f.policy.engine(ctx)
+	pol, err := run.opts.PoliciesReady()
 	if err != nil {
 		return "", nil, nil, err
 	}
-	if len(args) == 0 {
-		args = []string{"."}
-		if f.root != "" {
-			args = []string{root}
+	want := map[string]bool{}
+	for _, r := range rules {
+		found := false
+		for _, rule := range pol.Rules() {
+			if r == rule.ID || r == rule.Name {
+				want[rule.ID], found = true, true
+			}
+		}
+		if !found {
+			return "", nil, nil, usageErr("--rule %q: not a rule id or name (see buildgate rules)", r)
 		}
 	}
-	out, err := lint.Run(ctx, lint.Options{Root: root, Paths: args, Config: cfg, Engine: eng, MaxFileSize: f.maxSize,
-		Timeout:  f.timeout,
-		Suppress: lint.SuppressOptions{Inline: !f.noInline, Today: time.Now(), Whole: coversRoot(root, args)}})
+	run.opts.Fix = &lint.FixOptions{Rules: want}
+	dog.set("linting")
+	out, err := lint.Run(ctx, run.opts)
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -111,7 +105,7 @@ func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer)
 		}
 		return "", nil, nil, &exitError{code: exitUsage, msg: err.Error()}
 	}
-	return root, out, eng.Rules(), nil
+	return run.root, out, want, nil
 }
 
 func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []string) error {
@@ -130,84 +124,48 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	maxMemory = f.lint.maxMemoryMB << 20
 	dog := startWatchdog(stderr, f.lint.timeout)
 	defer dog.stop()
-	dog.set("linting")
-	root, out, rules, err := lintOnce(runCtx, f.lint, args, stderr)
+	root, out, want, err := lintOnce(runCtx, f.lint, args, stderr, dog, f.rules)
 	if err != nil {
 		return err
 	}
-	want := map[string]bool{}
-	for _, r := range f.rules {
-		found := false
-		for _, rule := range rules {
-			if r == rule.ID || r == rule.Name {
-				want[rule.ID], found = true, true
-			}
-		}
-		if !found {
-			return usageErr("--rule %q: not a rule id or name (see buildgate rules)", r)
-		}
-	}
-	// Findings with a fix, and source-build findings a removal may answer,
-	// by file; suppressed findings are not in out.Findings, so they are
-	// never fixed.
-	byPath := map[string][]finding.Finding{}
-	builtin := builtinRules(rules)
-	for _, fd := range out.Findings {
-		if fixable(fd, builtin) && (len(want) == 0 || want[fd.Rule]) {
-			byPath[fd.Path] = append(byPath[fd.Path], fd)
-		}
-	}
-	// Suppressed findings, by file: an edit that would take one away is
-	// refused with the whole file's fix (a suppressed step inside a stage
-	// the fix would remove, the suppression comment itself).
-	suppressed := map[string][]finding.Finding{}
-	for _, fd := range out.Suppressed {
-		suppressed[fd.Path] = append(suppressed[fd.Path], fd)
-	}
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	defer func() { _ = r.Close() }()
 	changed, failed := 0, 0
 	// Why findings were not fixed, by whyKey, in file order: findings keep
 	// their order across the re-lint (a fix moves lines, never reorders
 	// them), so reasons are taken in the same order.
 	why := map[string][]string{}
-	dog.set("planning the fixes")
-	planned, err := planFixes(runCtx, root, r, byPath, suppressed)
 	dog.stop()
-	if err != nil {
+	if out.FixError != nil {
 		if runCtx.Err() != nil {
 			return &exitError{code: exitUsage, msg: fmt.Sprintf("planning the fixes did not finish within --timeout %s", f.lint.timeout)}
 		}
-		return &exitError{code: exitUsage, msg: err.Error()}
+		return &exitError{code: exitUsage, msg: out.FixError.Error()}
 	}
+	planned := out.Fixes
 	for _, ff := range planned {
-		p := ff.path
-		if ff.refused != "" {
+		p := ff.Path
+		if ff.Refused != "" {
 			// Nothing in the file changes: every finding of it stays, for
 			// this reason.
-			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", report.SafePath(p), report.Visible(ff.refused))
-			for _, fd := range ff.fixables {
-				why[whyKey(fd)] = append(why[whyKey(fd)], ff.refused)
+			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", report.SafePath(p), report.Visible(ff.Refused))
+			for _, fd := range ff.Fixables {
+				why[whyKey(fd)] = append(why[whyKey(fd)], ff.Refused)
 			}
 			continue
 		}
-		for _, d := range ff.plan.Declined {
+		for _, d := range ff.Plan.Declined {
 			why[whyKey(d.Finding)] = append(why[whyKey(d.Finding)], d.Reason)
 		}
-		if string(ff.new) == string(ff.old) {
+		if string(ff.New) == string(ff.Old) {
 			continue
 		}
 		changed++
 		if f.diff {
-			if _, err := io.WriteString(stdout, report.SafeDiff(fix.Diff(p, ff.old, ff.new))); err != nil {
+			if _, err := io.WriteString(stdout, report.SafeDiff(fix.Diff(p, ff.Old, ff.New))); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := safefile.Rewrite(root, p, ff.new); err != nil {
+		if err := safefile.Rewrite(root, p, ff.New); err != nil {
 			fmt.Fprintf(stderr, "buildgate: %s: not written: %s\n", report.SafePath(p), report.Visible(safefile.Describe(err)))
 			failed++
 			continue
@@ -229,7 +187,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	dogAfter := startWatchdog(stderr, f.lint.timeout)
 	defer dogAfter.stop()
 	dogAfter.set("linting the fixed files")
-	_, after, _, err := lintOnce(afterCtx, f.lint, args, nil)
+	_, after, _, err := lintOnce(afterCtx, f.lint, args, nil, dogAfter, f.rules)
 	if err != nil {
 		return err
 	}

@@ -83,6 +83,7 @@ var realBefore = map[string][]insertion{
 // in requirements/rocm.txt, which buildgate cannot know (it adds the pin
 // line alone, after the last requirement, where vLLM put it).
 func TestFixRestoresTheRealAfterState(t *testing.T) {
+	t.Parallel()
 	after := corpusDir(t, "vllm/after")
 	dir := t.TempDir()
 	want := map[string]string{}
@@ -172,6 +173,7 @@ func itoa(n int) string {
 // comment, and the alignment of the bake file's args map (the removed key
 // was the longest; realigning it would mean re-printing the block).
 func TestFixFixtureBeforeState(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("../../testdata/vllm-rocm/before")); err != nil {
 		t.Fatal(err)
@@ -215,6 +217,7 @@ func comparable(s string) string {
 // SARIF fixes carry the removals (issue 17): every finding of the
 // fixture's before-state gets one, and each region fits its file.
 func TestSARIFCarriesRemovals(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.Abs("../../testdata/vllm-rocm/before")
 	r := runBin(t, dir, "lint", "--root", ".", "--format", "sarif")
 	var log struct {
@@ -262,6 +265,7 @@ func TestSARIFCarriesRemovals(t *testing.T) {
 // four gated RUNs): fix removes the switches, the ARGs and the gated RUNs,
 // and lint is clean after it.
 func TestFixRealSourceBuilds(t *testing.T) {
+	t.Parallel()
 	for _, repo := range []string{"sglang", "ROCm-ATOM"} {
 		t.Run(repo, func(t *testing.T) {
 			dir := t.TempDir()

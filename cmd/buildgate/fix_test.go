@@ -11,6 +11,7 @@ import (
 // Issue 17 (first part): buildgate fix applies the pin rules' fixes as
 // byte-range edits, through the binary.
 func TestFixPins(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"requirements/rocm.txt":  "\ufefftorch\r\nmooncake-transfer-engine-rocm>=0.3.9 # pinned\r\n",
 		"requirements/other.txt": "mooncake-transfer-engine-rocm>=0.3.9  # buildgate:ignore BG202 -- kept for the old image\n",
@@ -67,6 +68,7 @@ func TestFixPins(t *testing.T) {
 }
 
 func TestFixCreatesTheMissingPinFile(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{"docker/Dockerfile.rocm": "FROM rocm/x\nCOPY requirements/rocm.txt /r.txt\nRUN pip install -r /r.txt\n"})
 	r := runBin(t, dir, "fix", "--root", ".")
 	b, err := os.ReadFile(filepath.Join(dir, "requirements", "rocm.txt"))
@@ -78,6 +80,7 @@ func TestFixCreatesTheMissingPinFile(t *testing.T) {
 // Findings without a fix are listed and the exit status is 1; --rule
 // limits the fixes; a link is never written through.
 func TestFixLeftovers(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"requirements/rocm.txt":  "mooncake-transfer-engine-rocm>=0.3.9\n",
 		"docker/Dockerfile.rocm": "FROM rocm/x\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mc && make -C /opt/mc && make app\n",
@@ -110,6 +113,7 @@ func TestFixLeftovers(t *testing.T) {
 // whole file; a link is skipped and the other files are still fixed
 // (review of issue 17).
 func TestFixSuppressedAndLinks(t *testing.T) {
+	t.Parallel()
 	df := "FROM rocm/x AS base\n\nFROM base AS mooncake_source\n" +
 		"RUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake  # buildgate:ignore BG104 -- bisecting the old build\n\n" +
 		"FROM base\nRUN echo\n"
@@ -140,6 +144,7 @@ func TestFixSuppressedAndLinks(t *testing.T) {
 // (over a suppressed finding); a requirements file that was not read gets
 // no pin line; a pin is never added after a continued line.
 func TestFixThirdReview(t *testing.T) {
+	t.Parallel()
 	df := "FROM rocm/x AS base\n\nFROM base AS mooncake_source\n" +
 		"# buildgate:ignore BG104 -- reviewed\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake\n\nFROM base\nRUN echo\n"
 	dir := writeTree(t, map[string]string{"docker/Dockerfile.rocm": df, "requirements/rocm.txt": "mooncake-transfer-engine-rocm >= 0.3.13\n"})
@@ -166,6 +171,7 @@ func TestFixThirdReview(t *testing.T) {
 // an exported one), bake files fixed together are idempotent, and a note
 // left without a fix does not fail the run unless --fail-on asks.
 func TestFixFourthReview(t *testing.T) {
+	t.Parallel()
 	const pin = "mooncake-transfer-engine-rocm >= 0.3.13\n"
 	df := "FROM rocm/x AS base\n\nFROM base AS build_mooncake\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake\n\nFROM base\nRUN echo hi\n"
 	bake := "target \"rocm\" {\n  dockerfile = \"docker/Dockerfile.rocm\"\n  target     = \"build_mooncake\"\n}\n"
@@ -214,6 +220,7 @@ func TestFixFourthReview(t *testing.T) {
 // away is looked for in the whole tree, in words as the file's own syntax
 // has them, and a file that cannot be read keeps it.
 func TestFixFifthReview(t *testing.T) {
+	t.Parallel()
 	const pin = "mooncake-transfer-engine-rocm >= 0.3.13\n"
 	df := "FROM rocm/x AS base\n\nFROM base AS build_mooncake\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake\n\nFROM base AS final\nRUN echo hi\n"
 	target := "#!/bin/bash\ndocker build --target build_mooncake -f docker/Dockerfile.rocm .\n"
@@ -259,6 +266,7 @@ func TestFixFifthReview(t *testing.T) {
 // Sixth review of issue 17: more places that name what a removal takes
 // away, and fewer that only seem to.
 func TestFixSixthReview(t *testing.T) {
+	t.Parallel()
 	const pin = "mooncake-transfer-engine-rocm >= 0.3.13\n"
 	df := "FROM rocm/x AS base\n\nFROM base AS build_mooncake\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake\n\nFROM base AS final\nRUN echo hi\n"
 	exportSh := "#!/bin/bash\nexport MOONCAKE_BRANCH=\"v0.3.13\"\necho ready\n"
@@ -306,6 +314,7 @@ func TestFixSixthReview(t *testing.T) {
 // Seventh review of issue 17: names bash builds (brace expansion, a word
 // around an expansion) and a stage an ARG default names.
 func TestFixSeventhReview(t *testing.T) {
+	t.Parallel()
 	bake := "target \"nixl-rocm-ci\" {\n  target = \"build_nixl\"\n}\n\ntarget \"mooncake-rocm-ci\" {\n  target = \"build_mooncake\"\n}\n"
 	for _, c := range []struct {
 		name  string

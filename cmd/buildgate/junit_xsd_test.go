@@ -184,6 +184,7 @@ func validateXSD(schema map[string]*xsdElement, doc []byte) []string {
 // pytest validates against (../shared/schemas/junit-10.xsd), with findings,
 // suppressed findings (skipped test cases) and clean files.
 func TestJUnitSchema(t *testing.T) {
+	t.Parallel()
 	xsd, _ := filepath.Abs("../../../shared/schemas/junit-10.xsd")
 	schema := loadXSD(t, xsd)
 	// The validator must refuse what the schema refuses.

@@ -14,12 +14,9 @@ import (
 
 	"github.com/buildgate/buildgate/changes"
 	"github.com/buildgate/buildgate/config"
-	"github.com/buildgate/buildgate/discover"
-	"github.com/buildgate/buildgate/engine"
 	"github.com/buildgate/buildgate/internal/gitsafe"
 	"github.com/buildgate/buildgate/internal/safefile"
 	"github.com/buildgate/buildgate/lint"
-	"github.com/buildgate/buildgate/loader"
 	"github.com/buildgate/buildgate/report"
 	"github.com/buildgate/buildgate/vcs"
 	"github.com/spf13/cobra"
@@ -99,7 +96,7 @@ usage, configuration or policy error.`,
 	fl.BoolVar(&f.noDefault, "no-default-path", false, "without PATHs, check only the configured requirements files (for hooks that pass the changed files, and none when none changed)")
 	fl.StringVar(&f.category, "category", "", "sarif: automationDetails.id, which tells runs of one repository apart in code scanning (default: none, so that upload-sarif's own default, which tells matrix jobs apart, applies)")
 	fl.StringVar(&f.failOn, "fail-on", "error", "lowest severity that makes the exit status 1: error, warning, note or never")
-	fl.Int64Var(&f.maxSize, "max-file-size", loader.DefaultMaxFileSize, "files larger than this many bytes are not read (a BG001 finding instead)")
+	fl.Int64Var(&f.maxSize, "max-file-size", lint.DefaultMaxFileSize, "files larger than this many bytes are not read (a BG001 finding instead)")
 	fl.Int64Var(&f.maxMemoryMB, "max-memory", 1024, "megabytes of memory the run may use; past it the run stops with exit 2 (0: no bound)")
 	return cmd
 }
@@ -119,69 +116,15 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if !ok {
 		return usageErr("--fail-on %q: want error, warning, note or never", f.failOn)
 	}
-	if f.maxSize <= 0 {
-		return usageErr("--max-file-size %d: want a positive number of bytes", f.maxSize)
-	}
 	outputs, err := parseOutputs(f)
 	if err != nil {
 		return err
 	}
-	root, err := lintRoot(f.root)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	in, err := runInputs(ctx, f, root, stderr)
+	run, err := prepare(ctx, f, args, stderr, dog)
 	if err != nil {
 		return err
 	}
-	f.policy.from = in
-	dog.set("reading the configuration")
-	cfg, err := loadConfig(in, root, f.config)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	// The policies compile while the files load.
-	var eng *engine.Engine
-	compiled := make(chan error, 1)
-	go func() {
-		var err error
-		eng, err = f.policy.engine(ctx)
-		compiled <- err
-	}()
-	ready := func() (*engine.Engine, error) {
-		dog.set("compiling the policies")
-		if err := <-compiled; err != nil {
-			return nil, err
-		}
-		compiled <- nil
-		return eng, nil
-	}
-	if len(args) == 0 && !f.noDefault {
-		// Without paths the whole repository is linted: the root when it
-		// was given, else the working directory (below the git top level).
-		args = []string{"."}
-		if f.root != "" {
-			args = []string{root}
-		}
-	}
-	opts := lint.Options{Root: root, Paths: args, Config: cfg, EngineReady: ready, MaxFileSize: f.maxSize, Timeout: f.timeout,
-
-		Suppress: lint.SuppressOptions{Inline: !f.noInline, Today: time.Now(), Whole: coversRoot(root, args)}}
-	if err := newFrom(&opts, f); err != nil {
-		return err
-	}
-	if f.baseline != "" {
-		dog.set("reading the baseline")
-		b, err := in.ReadFile(f.baseline, safefile.DataLimit)
-		if err != nil {
-			return usageErr("--baseline %s%s: %s", f.baseline, in.Where(), safefile.Describe(err))
-		}
-		bl, err := lint.ParseBaseline(f.baseline+in.Where(), b)
-		if err != nil {
-			return usageErr("%s", errText(err))
-		}
-		opts.Baseline = bl
-	}
+	root, cfg, opts := run.root, run.cfg, run.opts
 	prog := newProgress(stderr)
 	opts.Progress = func(stage string, done, total int) {
 		dog.set(stage + " the files")
@@ -195,7 +138,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		prog.done()
 	}
 	if err != nil {
-		var pe *discover.PathError
+		var pe *lint.PathError
 		var ce *config.Error
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -209,17 +152,21 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if err := checkOutputs(outputs, f, root, out.Paths); err != nil {
 		return err
 	}
+	pol, err := opts.PoliciesReady()
+	if err != nil {
+		return err
+	}
 	note := ""
 	if cfg.Source == config.DefaultSource && len(out.Findings) == 0 && !anyExists(root, cfg.RequiredFiles()) {
 		note = "The built-in migration (Mooncake ROCm wheel) has nothing to guard here: no " + strings.Join(cfg.RequiredFiles(), ", ") +
 			" and no source build of it. To guard a migration of your own, write a .buildgate.yaml (docs/configuration.md)."
 	}
 	if len(out.Findings) > 0 {
-		note = nextSteps(out.Findings, builtinRules(eng.Rules()))
+		note = nextSteps(out.Findings, pol.Rules())
 	}
 	res := &report.Result{
 		Tool:     report.Tool{Name: "buildgate", Version: Version()},
-		Rules:    eng.Rules(),
+		Rules:    pol.Rules(),
 		Findings: out.Findings,
 		Paths:    out.Paths,
 		Category: f.category,
@@ -246,13 +193,6 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	}
 	if p, ok := vcs.Read(root); ok {
 		res.VersionControl = &report.VersionControl{RepositoryURI: p.RepositoryURI, RevisionID: p.Revision, Branch: p.Branch}
-	}
-	for _, o := range outputs {
-		if o.format == "sarif" || o.format == "rdjson" || o.format == "rdjsonl" {
-			dog.set("planning the fixes the reports offer")
-			res.Findings = withRemovalFixes(ctx, root, eng.Rules(), out.All, res.Findings, out.Suppressed)
-			break
-		}
 	}
 	dog.stop()
 	res.Elapsed = time.Since(started)
@@ -422,7 +362,7 @@ func lintRoot(flag string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if r := repoRoot(wd); r != "" {
+	if r := lint.RepoRoot(wd); r != "" {
 		return r, nil
 	}
 	return wd, nil
@@ -475,10 +415,10 @@ func anyExists(root string, rels []string) bool {
 // nextSteps is the text report's last line when there are findings: what
 // to do now (issue 18): the fixes buildgate can make, where a rule is
 // explained, how to suppress one.
-func nextSteps(fs []finding.Finding, builtin map[string]bool) string {
+func nextSteps(fs []finding.Finding, rules []finding.Rule) string {
 	canFix := false
 	for _, f := range fs {
-		canFix = canFix || fixable(f, builtin)
+		canFix = canFix || lint.Fixable(f, rules)
 	}
 	var b strings.Builder
 	b.WriteString("next: ")

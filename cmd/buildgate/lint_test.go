@@ -54,6 +54,7 @@ func corpusDir(t *testing.T, sub string) string {
 // Done means 1: the migrated files are clean; the files from before the
 // pin landed have exactly the missing pin.
 func TestLintVLLMCorpus(t *testing.T) {
+	t.Parallel()
 	rep, r := lintJSON(t, corpusDir(t, "vllm/after"))
 	if r.code != 0 || len(rep.Findings) != 0 {
 		t.Errorf("vllm/after: exit %d, findings %+v", r.code, rep.Findings)
@@ -74,6 +75,7 @@ func TestLintVLLMCorpus(t *testing.T) {
 // source are reported at the lines of its ARGs and of the commands that
 // clone and build it, and at nothing else.
 func TestLintSourceBuildCorpus(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		dir, file string
 		want      []string
@@ -133,6 +135,7 @@ func TestLintSourceBuildCorpus(t *testing.T) {
 // Done means 3: the reconstructed before-state is reported element by
 // element, the after-state is clean, and both outputs are golden.
 func TestLintFixtures(t *testing.T) {
+	t.Parallel()
 	for _, state := range []string{"before", "after"} {
 		t.Run(state, func(t *testing.T) {
 			dir, _ := filepath.Abs(filepath.Join("../../testdata/vllm-rocm", state))
@@ -219,6 +222,7 @@ func writeTree(t *testing.T, files map[string]string) string {
 
 // Done means 5: exit codes and --fail-on through the binary.
 func TestLintExitCodes(t *testing.T) {
+	t.Parallel()
 	clean := writeTree(t, map[string]string{"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.13\n"})
 	warnOnly := writeTree(t, map[string]string{"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.13\nmooncake-transfer-engine\n"})
 	failing := writeTree(t, map[string]string{
@@ -266,6 +270,7 @@ func TestLintExitCodes(t *testing.T) {
 }
 
 func TestLintConfig(t *testing.T) {
+	t.Parallel()
 	base := map[string]string{
 		"requirements/rocm.txt":  "mooncake-transfer-engine-rocm>=0.3.13\nmooncake-transfer-engine\n",
 		"third_party/Dockerfile": "FROM a AS mooncake_build\n",
@@ -307,6 +312,7 @@ func TestLintConfig(t *testing.T) {
 }
 
 func TestLintOutputFileAndRules(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{"requirements/rocm.txt": "mooncake-transfer-engine-rocm\n"})
 	r := runBin(t, dir, "lint", "--root", ".", "--format", "json", "--output", "out.json")
 	if r.code != 1 || r.stdout != "" {
@@ -335,6 +341,7 @@ func TestLintOutputFileAndRules(t *testing.T) {
 // file; the vLLM after-state with rocm.txt deleted, while its Dockerfile
 // still installs it, gets BG201.
 func TestBuiltInMigrationRelevance(t *testing.T) {
+	t.Parallel()
 	unrelated := writeTree(t, map[string]string{
 		"Dockerfile":         "FROM golang:1.26\nRUN go build ./...\n",
 		"docker-bake.hcl":    "target \"default\" {\n  dockerfile = \"Dockerfile\"\n}\n",

@@ -9,7 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/buildgate/buildgate/loader"
+	"github.com/buildgate/buildgate/lint"
 	"github.com/buildgate/buildgate/report"
 
 	"github.com/spf13/cobra"
@@ -50,7 +50,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().BoolVar(&debugFlag, "debug", false, "print the Go stack of internal errors (a loader that panicked, ...) on stderr")
 	root.PersistentPreRun = func(*cobra.Command, []string) {
 		if debugFlag {
-			loader.Debug = stderr
+			lint.SetDebug(stderr)
 		}
 	}
 	root.AddCommand(newLintCmd(), newFixCmd(), newRulesCmd(), newVerifyCmd(), newParseCmd(), newVersionCmd())

@@ -41,6 +41,7 @@ func runBin(t *testing.T, dir string, args ...string) result {
 }
 
 func TestParseExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM a\nRUN git clone x\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello\n"), 0o644)
@@ -81,6 +82,7 @@ func TestParseExitCodes(t *testing.T) {
 
 // Done means of the loaders: every build file of the corpus parses, exit 0.
 func TestParseWholeCorpus(t *testing.T) {
+	t.Parallel()
 	corpus, _ := filepath.Abs("../../../shared/corpus")
 	if _, err := os.Stat(corpus); err != nil {
 		t.Skip("../shared/corpus is absent")

@@ -6,24 +6,50 @@ import (
 	"testing"
 )
 
-// TestSetMemoryLimit: the soft limit applies unless GOMEMLIMIT is set,
-// which wins.
+// TestSetMemoryLimit: a small heap's pacing (GOGC 400 within smallHeap)
+// unless GOGC or GOMEMLIMIT is set; past half of smallHeap live, the
+// default pacing and the soft limit.
 func TestSetMemoryLimit(t *testing.T) {
-	old := debug.SetMemoryLimit(-1)
-	defer debug.SetMemoryLimit(old)
-	debug.SetMemoryLimit(math.MaxInt64)
-	setMemoryLimit(func(string) string { return "" })
-	if got := debug.SetMemoryLimit(-1); got != softMemoryLimit {
-		t.Errorf("without GOMEMLIMIT: limit %d, want %d", got, softMemoryLimit)
-	}
-	debug.SetMemoryLimit(1 << 30)
-	setMemoryLimit(func(k string) string {
-		if k == "GOMEMLIMIT" {
-			return "1GiB"
+	oldLimit, oldPercent := debug.SetMemoryLimit(-1), debug.SetGCPercent(100)
+	defer func() {
+		debug.SetMemoryLimit(oldLimit)
+		debug.SetGCPercent(oldPercent)
+	}()
+	env := func(k, v string) func(string) string {
+		return func(name string) string {
+			if name == k {
+				return v
+			}
+			return ""
 		}
-		return ""
-	})
-	if got := debug.SetMemoryLimit(-1); got != 1<<30 {
-		t.Errorf("with GOMEMLIMIT: limit %d, want the user's %d", got, 1<<30)
+	}
+	cases := []struct {
+		name    string
+		getenv  func(string) string
+		limit   int64
+		percent int
+	}{
+		{"nothing set: the small heap's pacing", env("", ""), smallHeap, 400},
+		{"GOGC set: the user's pace, the soft limit", env("GOGC", "100"), softMemoryLimit, 100},
+		{"GOMEMLIMIT set: the user's", env("GOMEMLIMIT", "1GiB"), math.MaxInt64, 100},
+	}
+	for _, c := range cases {
+		debug.SetMemoryLimit(math.MaxInt64)
+		debug.SetGCPercent(100)
+		setMemoryLimit(c.getenv)
+		if got := debug.SetMemoryLimit(-1); got != c.limit {
+			t.Errorf("%s: limit %d, want %d", c.name, got, c.limit)
+		}
+		if got := debug.SetGCPercent(100); got != c.percent {
+			t.Errorf("%s: GOGC %d, want %d", c.name, got, c.percent)
+		}
+	}
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(smallHeap)
+	if largeHeap(smallHeap / 4) {
+		t.Error("a quarter of smallHeap live is a small heap")
+	}
+	if !largeHeap(smallHeap) || debug.SetMemoryLimit(-1) != softMemoryLimit || debug.SetGCPercent(100) != 100 {
+		t.Error("past half of smallHeap live: the default pacing and the soft limit")
 	}
 }

@@ -23,6 +23,7 @@ func findingsOf(t *testing.T, dir string, args ...string) ([]string, result) {
 // repository-level ones always, renames followed; a shallow clone gets a
 // clear error.
 func TestNewFromRev(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -80,6 +81,7 @@ func TestNewFromRev(t *testing.T) {
 // Done means 4: write a baseline, move lines, run again: only what is
 // really new.
 func TestBaselineRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		"requirements/rocm.txt": pinned,
 		"docker/Dockerfile":     "FROM a\nARG MOONCAKE_BRANCH\nRUN git clone https://github.com/kvcache-ai/Mooncake.git && cd Mooncake && make && make\n",

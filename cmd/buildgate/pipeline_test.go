@@ -16,6 +16,7 @@ import (
 // the first six of sixteen, the pipeline has eight such pairs, all
 // removed by the PR. The after-state is clean.
 func TestCUDAPipelineMigration(t *testing.T) {
+	t.Parallel()
 	cuda := mustAbs(t, "../../examples/cuda-mooncake-wheel/.buildgate.yaml")
 	rep, res := lintJSON(t, corpusDir(t, "vllm/analog-pr51067-cuda/before"), "--config", cuda)
 	if res.code != 1 {
@@ -69,6 +70,7 @@ func TestCUDAPipelineMigration(t *testing.T) {
 // differs only by the author's comment about the wheels (lines 19-22 of
 // the before-state, which the fix leaves).
 func TestFixCUDAPipeline(t *testing.T) {
+	t.Parallel()
 	cuda := mustAbs(t, "../../examples/cuda-mooncake-wheel/.buildgate.yaml")
 	before := corpusDir(t, "vllm/analog-pr51067-cuda/before")
 	dir := t.TempDir()
@@ -106,6 +108,7 @@ func TestFixCUDAPipeline(t *testing.T) {
 // Suppressions in a pipeline: a comment line above an env key and a shell
 // comment inside a block scalar apply to the next line, as in scripts.
 func TestPipelineSuppressions(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{
 		".buildkite/p.yml":      "env:\n  # buildgate:ignore BG102 -- kept for the old release branch\n  MOONCAKE_BRANCH: main\n  OTHER: x\nsteps:\n  - commands:\n      - |\n        # buildgate:ignore BG102 -- the same\n        docker build --build-arg MOONCAKE_REPO=x .\n        docker build --build-arg MOONCAKE_COMMIT=y .\n",
 		"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.13\n",
@@ -120,6 +123,7 @@ func TestPipelineSuppressions(t *testing.T) {
 // curl rule of policy_test.go fires in a workflow's run:), and a rule
 // may read kind "pipeline" documents' env.
 func TestUserPoliciesOnPipelines(t *testing.T) {
+	t.Parallel()
 	_, pol := policyRepo(t)
 	if err := os.WriteFile(filepath.Join(pol, "acme", "no_literal_secret.rego"), []byte(`# METADATA
 # title: No secret written into a pipeline

@@ -2,14 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/buildgate/buildgate/engine"
 	"github.com/buildgate/buildgate/internal/datafile"
 	"github.com/buildgate/buildgate/internal/safefile"
-	"github.com/buildgate/buildgate/policies"
+	"github.com/buildgate/buildgate/lint"
 	"github.com/spf13/pflag"
 )
 
@@ -36,81 +36,59 @@ func (p *policyFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&p.data, "data", "", "JSON or YAML file your policies read as data.buildgate.data")
 }
 
-// maxPolicyBytes bounds the Rego of every --policy directory together.
-const maxPolicyBytes = 4 << 20
-
-// modules are the built-in pack's modules and those of every --policy
-// directory; tests only when asked.
-func (p *policyFlags) modules(tests bool) ([]engine.Module, error) {
-	mods, err := engine.ModulesFromFS(policies.FS, ".", tests)
-	if err != nil {
-		return nil, err
+// options opens the --policy directories and reads --data: what
+// lint.CompilePolicies and lint.TestPolicies take. close closes the
+// directories (their files are read while compiling).
+func (p *policyFlags) options(ctx context.Context) (o lint.PolicyOptions, closeAll func(), err error) {
+	var closers []io.Closer
+	closeAll = func() {
+		for _, c := range closers {
+			_ = c.Close()
+		}
 	}
-	total := 0
+	src := p.source()
 	for _, dir := range p.dirs {
-		user, err := p.dirModules(dir, tests)
+		fsys, c, err := src.Dir(dir)
 		if err != nil {
-			return nil, err
+			closeAll()
+			return o, nil, usageErr("--policy %s%s: %s", dir, src.Where(), safefile.Describe(err))
 		}
-		if len(user) == 0 {
-			return nil, usageErr("--policy %s: no .rego files", dir)
-		}
-		for _, m := range user {
-			total += len(m.Src)
-		}
-		// Compiling costs far more than the text (six 4 MB files took 206 s
-		// and 2.5 GB): the policies of a run are bounded together.
-		if total > maxPolicyBytes {
-			return nil, usageErr("--policy: the policies hold more than %d bytes of Rego, more than buildgate compiles (see docs/robustness.md)", maxPolicyBytes)
-		}
-		mods = append(mods, user...)
+		closers = append(closers, c)
+		o.Dirs = append(o.Dirs, lint.PolicyDir{Name: dir, FS: fsys})
 	}
-	return mods, nil
+	if o.Data, err = p.readData(ctx); err != nil {
+		closeAll()
+		return o, nil, err
+	}
+	o.Version, o.Where = Version(), src.Where()
+	// A user rule's page is the .md file beside its policy, if any.
+	o.Doc = func(name string) ([]byte, error) {
+		return src.ReadFile(filepath.FromSlash(name), safefile.PolicyLimit)
+	}
+	return o, closeAll, nil
 }
 
-// dirModules reads one --policy directory, each .rego file a regular file
-// within safefile.PolicyLimit, no link leading out of it.
-func (p *policyFlags) dirModules(dir string, tests bool) ([]engine.Module, error) {
-	fsys, c, err := p.source().Dir(dir)
-	if err != nil {
-		return nil, usageErr("--policy %s%s: %s", dir, p.source().Where(), safefile.Describe(err))
-	}
-	defer func() { _ = c.Close() }()
-	mods, err := engine.ModulesFromDir(fsys, dir, tests)
-	if err != nil {
-		return nil, usageErr("%s%s", errText(err), p.source().Where())
-	}
-	return mods, nil
-}
-
-// engine compiles the policies; every failure is exit 2 with file:line.
-func (p *policyFlags) engine(ctx context.Context) (*engine.Engine, error) {
+// compile compiles the policies; every failure is exit 2 with file:line.
+func (p *policyFlags) compile(ctx context.Context) (*lint.Policies, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	mods, err := p.modules(false)
+	o, closeAll, err := p.options(ctx)
 	if err != nil {
 		return nil, err
 	}
-	data, err := p.readData(ctx)
-	if err != nil {
-		return nil, err
+	defer closeAll()
+	pol, err := lint.CompilePolicies(ctx, o)
+	return pol, policyErr(err)
+}
+
+// policyErr makes a policy that cannot be read or compiled exit 2.
+func policyErr(err error) error {
+	var pe *lint.PolicyError
+	if errors.As(err, &pe) {
+		return &exitError{code: exitUsage, msg: pe.Error()}
 	}
-	e, err := engine.CompileWith(ctx, mods, engine.Options{Version: Version(), Data: data})
-	if err != nil {
-		return nil, &exitError{code: exitUsage, msg: "policies:\n" + err.Error()}
-	}
-	e.AttachDocs(policies.FS)
-	// A user rule's page is the .md file beside its policy, if any.
-	for _, r := range e.Rules() {
-		if r.Pack == "" {
-			continue
-		}
-		if b, err := p.source().ReadFile(filepath.FromSlash(strings.TrimSuffix(r.File, ".rego")+".md"), safefile.PolicyLimit); err == nil {
-			e.SetDoc(r.ID, string(b))
-		}
-	}
-	return e, nil
+	return err
 }
 
 func (p *policyFlags) readData(ctx context.Context) (any, error) {

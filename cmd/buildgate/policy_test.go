@@ -61,6 +61,7 @@ test_fires if {
 // Done means 1: a user rule with METADATA is a first-class rule; a
 // plain-string rule works.
 func TestUserPolicies(t *testing.T) {
+	t.Parallel()
 	repo, pol := policyRepo(t)
 	r := runBin(t, repo, "lint", "--root", ".", "--policy", pol)
 	for _, want := range []string{
@@ -110,6 +111,7 @@ func TestUserPolicies(t *testing.T) {
 
 // Done means 2: verify runs the built-in and user tests, with coverage.
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	r := runBin(t, ".", "verify", "--coverage", "--threshold", "90")
 	if r.code != 0 || !strings.Contains(r.stdout, "tests passed") || !strings.Contains(r.stdout, "total (") {
 		t.Fatalf("verify: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -141,6 +143,7 @@ func TestVerify(t *testing.T) {
 // Done means 3: the sandbox refuses the network and the environment, and
 // an endless policy hits the timeout.
 func TestSandboxAndTimeout(t *testing.T) {
+	t.Parallel()
 	repo, _ := policyRepo(t)
 	tests := []struct{ name, src, args, want string }{
 		{"http.send", "package buildgate.rules.x\n\ndeny contains \"x\" if {\n\tr := http.send({\"method\": \"get\", \"url\": \"https://example.com\"})\n\tr.status_code == 200\n}\n", "",
@@ -171,6 +174,7 @@ func TestSandboxAndTimeout(t *testing.T) {
 
 // Done means 4: the examples do what their docs say.
 func TestExamples(t *testing.T) {
+	t.Parallel()
 	if r := runBin(t, ".", "verify", "--policy", "../../examples/policies"); r.code != 0 {
 		t.Errorf("example policy tests: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -12,6 +12,7 @@ import (
 // upstream file each reproduces is named beside it; the repositories
 // themselves are swept from fetched snapshots (docs/precision.md).
 func TestRealRepositoryClasses(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		// Pinned, so that BG201 does not add to what is tested here.
 		"requirements/rocm.txt": "mooncake-transfer-engine-rocm >= 0.3.13\n",
@@ -118,6 +119,7 @@ func TestRealRepositoryClasses(t *testing.T) {
 // The review of issues 13 and 14 found these fail-opens; each is a fixture
 // through the binary.
 func TestReviewFailOpens(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		files map[string]string

@@ -5,12 +5,27 @@ import (
 	"runtime/pprof"
 )
 
-// startProfile writes a CPU profile to the file BUILDGATE_CPUPROFILE names
-// (docs/performance.md: how the figures there were taken); it returns
-// what stops it. The variable is the runner's environment, never the
-// repository's.
+// startProfile writes a CPU profile to the file BUILDGATE_CPUPROFILE names,
+// and a heap profile (what is in use as the run ends) to the file
+// BUILDGATE_MEMPROFILE names (docs/performance.md: how the figures there
+// were taken); it returns what stops them. The variables are the runner's
+// environment, never the repository's.
 func startProfile(getenv func(string) string) func() {
-	name := getenv("BUILDGATE_CPUPROFILE")
+	stopCPU := startCPUProfile(getenv("BUILDGATE_CPUPROFILE"))
+	heap := getenv("BUILDGATE_MEMPROFILE")
+	return func() {
+		stopCPU()
+		if heap == "" {
+			return
+		}
+		if f, err := os.Create(heap); err == nil {
+			_ = pprof.Lookup("heap").WriteTo(f, 0)
+			_ = f.Close()
+		}
+	}
+}
+
+func startCPUProfile(name string) func() {
 	if name == "" {
 		return func() {}
 	}

@@ -47,6 +47,7 @@ func rdjsonSchema(t *testing.T, name string) *jsonschema.Schema {
 // (DiagnosticResult), rdjsonl line by line against Diagnostic; columns
 // are UTF-8 bytes, as reviewdog counts them; fixes are suggestions.
 func TestRDJSON(t *testing.T) {
+	t.Parallel()
 	dir := rdjsonTree(t)
 	r := runBin(t, dir, "lint", "--root", ".", "--format", "rdjson", "--help-uri-base", "https://example.com/rules")
 	if r.code != 1 {
@@ -100,6 +101,7 @@ func TestRDJSON(t *testing.T) {
 // reviewdog itself (v0.21.0, built from tools/reviewdog/go.mod) reads
 // buildgate's rdjson with -reporter=local.
 func TestReviewdogReadsRDJSON(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds reviewdog")
 	}

@@ -20,6 +20,7 @@ import (
 // committed) copied into an empty directory; the commands run there with
 // `go run`, offline.
 func TestReadmeMainJob(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary in a fresh copy")
 	}

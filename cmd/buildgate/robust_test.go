@@ -41,6 +41,7 @@ func runLimited(t *testing.T, dir string, limit time.Duration, args ...string) (
 
 // The catalogue of docs/robustness.md: every hostile input, its outcome.
 func TestHostileInputs(t *testing.T) {
+	t.Parallel()
 	long := func(n int) string {
 		var b strings.Builder
 		b.WriteString("FROM a\nRUN echo start \\\n")
@@ -177,6 +178,7 @@ func TestHostileInputs(t *testing.T) {
 
 // 100,000 small files: the run ends, with every file checked.
 func TestManySmallFiles(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short")
 	}
@@ -200,6 +202,7 @@ func TestManySmallFiles(t *testing.T) {
 }
 
 func TestNoPanicEscapes(t *testing.T) {
+	t.Parallel()
 	r, _ := runLimited(t, ".", time.Minute, "lint", "--debug", "--root", mustAbs(t, "../../testdata/vllm-rocm/after"))
 	if r.code != 0 || strings.Contains(r.stderr, "panic") {
 		t.Errorf("--debug run: exit %d %s", r.code, r.stderr)

@@ -23,11 +23,11 @@ func newRulesCmd() *cobra.Command {
 directories. With rule ids or names, print each one's page: what it
 catches, why, how to fix it (and what buildgate fix does), an example.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := pf.engine(cmd.Context())
+			pol, err := pf.compile(cmd.Context())
 			if err != nil {
 				return err
 			}
-			rules := eng.Rules()
+			rules := pol.Rules()
 			w := cmd.OutOrStdout()
 			if len(args) > 0 {
 				return explainRules(w, rules, args, format)

@@ -112,6 +112,7 @@ func validateSARIF(t *testing.T, raw string) {
 // Done means 1: the before-state's SARIF validates and meets what GitHub
 // code scanning needs to show every result on its line.
 func TestSARIFForGitHub(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.Abs("../../testdata/vllm-rocm/before")
 	doc, raw := lintSARIF(t, dir, "--help-uri-base", "https://example.com/docs/rules")
 	validateSARIF(t, raw)
@@ -184,6 +185,7 @@ func TestSARIFForGitHub(t *testing.T) {
 
 // A too-low pin's fix is the specifier to put in place, at its position.
 func TestSARIFPinFix(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{"requirements/rocm.txt": "numpy\nmooncake-transfer-engine-rocm >= 0.3.9\n"})
 	doc, raw := lintSARIF(t, dir)
 	validateSARIF(t, raw)
@@ -200,6 +202,7 @@ func TestSARIFPinFix(t *testing.T) {
 // Done means 2: moving a finding down moves its region, not its
 // fingerprint.
 func TestFingerprintsStable(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.13\n",
 		"Dockerfile": "FROM base AS mooncake_build\nARG MOONCAKE_BRANCH\nRUN git clone https://github.com/kvcache-ai/Mooncake.git && cd Mooncake && make\n" +
@@ -228,6 +231,7 @@ func TestFingerprintsStable(t *testing.T) {
 
 // versionControlProvenance: the revision, and origin only as a public URI.
 func TestSARIFProvenance(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -270,6 +274,7 @@ func gitCmd(t *testing.T, dir string, args ...string) string {
 
 // Unreadable files are notifications of the invocation as well as BG001.
 func TestSARIFNotifications(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.13\n"})
 	if err := os.Symlink("/etc/hostname", filepath.Join(dir, "Dockerfile")); err != nil {
 		t.Skip(err)
@@ -283,6 +288,7 @@ func TestSARIFNotifications(t *testing.T) {
 }
 
 func TestSeveralFormats(t *testing.T) {
+	t.Parallel()
 	dir := writeTree(t, map[string]string{"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.9\n"})
 	r := runBin(t, dir, "lint", "--root", ".", "--format", "text", "--format", "sarif=out/b.sarif", "--format", "junit=b.xml", "--format", "markdown=b.md")
 	if r.code != 0 && r.code != 1 {
@@ -323,6 +329,7 @@ func TestSeveralFormats(t *testing.T) {
 // cap, the errors are kept, and suppressed results are left out unless
 // asked for.
 func TestSARIFCapThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("25,050 findings")
 	}
@@ -398,6 +405,7 @@ deny contains {"msg": sprintf("error %d", [i]), "path": "z.sh", "pos": {"line": 
 // jobs of one repository); without it upload-sarif's matrix-aware default
 // applies.
 func TestSARIFCategory(t *testing.T) {
+	t.Parallel()
 	dir, _ := filepath.Abs("../../testdata/vllm-rocm/after")
 	doc, _ := lintSARIF(t, dir, "--category", "rocm")
 	if doc.Runs[0].AutomationDetails["id"] != "rocm/" {

@@ -13,6 +13,7 @@ const pinned = "mooncake-transfer-engine-rocm>=0.3.13\n"
 // Done means 1: every suppression form in every kind of file, with
 // BG002 for a missing reason and BG003 for one that matches nothing.
 func TestInlineSuppressions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, file, content string
 		args                []string
@@ -71,6 +72,7 @@ func TestInlineSuppressions(t *testing.T) {
 // Config ignores: reasons, globs, until; BG004 when expired; and both kinds
 // of suppression in text, JSON and SARIF.
 func TestConfigIgnoresAndReports(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"requirements/rocm.txt":    pinned,
 		"docker/legacy/Dockerfile": "FROM a\nARG MOONCAKE_BRANCH\n",

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/buildgate/buildgate/engine"
+	"github.com/buildgate/buildgate/lint"
 	"github.com/spf13/cobra"
 )
 
@@ -28,15 +28,14 @@ Exit status: 0 when every test passes (and coverage reaches --threshold),
 does not compile.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			mods, err := pf.modules(true)
+			o, closeAll, err := pf.options(cmd.Context())
 			if err != nil {
 				return err
 			}
-			results, cov, err := engine.RunTests(cmd.Context(), mods, engine.TestOptions{
-				Version: Version(), Coverage: coverage || threshold > 0, Timeout: timeout,
-			})
+			defer closeAll()
+			results, cov, err := lint.TestPolicies(cmd.Context(), o, coverage || threshold > 0, timeout)
 			if err != nil {
-				return &exitError{code: exitUsage, msg: "policies:\n" + err.Error()}
+				return policyErr(err)
 			}
 			w := cmd.OutOrStdout()
 			failed := 0

@@ -7,6 +7,7 @@ import (
 
 // Issue 15: a real version in every build users get.
 func TestVersionOf(t *testing.T) {
+	t.Parallel()
 	vcs := func(rev, modified string) *debug.BuildInfo {
 		return &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
 			{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified},

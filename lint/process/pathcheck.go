@@ -1,4 +1,4 @@
-package lint
+package process
 
 import (
 	"fmt"
@@ -34,6 +34,13 @@ type policyCheck struct {
 	required map[string]bool
 	rules    map[string]finding.Rule
 	meta     finding.Rule
+}
+
+// PolicyCheck is the step that holds every finding to the files the run
+// loaded (policyCheck): loaded are the run's files, required the
+// requirements files the configuration names.
+func PolicyCheck(loaded, required []string, rules []finding.Rule) Step {
+	return Step{Name: "paths and fixes", Fn: newPolicyCheck(loaded, required, rules).Apply}
 }
 
 func newPolicyCheck(loaded, required []string, rules []finding.Rule) *policyCheck {

@@ -1,4 +1,4 @@
-package lint
+package process
 
 import (
 	"encoding/json"
@@ -56,4 +56,10 @@ func ParseBaseline(path string, b []byte) (*Baseline, error) {
 // Has reports whether the baseline holds a finding.
 func (b *Baseline) Has(f finding.Finding) bool {
 	return b.fingerprints[f.Fingerprint] || b.byMessage[[3]string{f.Rule, f.Path, f.Message}]
+}
+
+// InBaseline sets aside the findings the baseline holds (none when b is
+// nil), counting them in *n.
+func InBaseline(b *Baseline, n *int) Step {
+	return SetAside("baseline", func(f finding.Finding) bool { return b != nil && b.Has(f) }, n)
 }

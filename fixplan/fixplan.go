@@ -1,4 +1,11 @@
-package main
+// Package fixplan plans what buildgate fix does to a tree from a run's
+// findings: each file's own edits (pin lines, specifiers) and the removal
+// of a source build its findings call for (fix.Dockerfile, fix.HCL, ...),
+// refused across files when another file would still name what a removal
+// takes away (fix.Resolve). The runner's "fixes" step plans once: buildgate
+// fix writes the plan, and the reports offer the removals it makes as
+// each finding's fix, so every caller and format gets the same edits.
+package fixplan
 
 import (
 	"context"
@@ -16,33 +23,33 @@ import (
 	"github.com/buildgate/buildgate/fix"
 	"github.com/buildgate/buildgate/internal/safefile"
 	"github.com/buildgate/buildgate/loader"
-	"github.com/buildgate/buildgate/report"
 )
 
-// fileFix is what a fix run does to one file: the text it gets, the
+// File is what a fix run does to one file: the text it gets, the
 // removal's plan (which findings it answers, which it declines and why),
 // or why none of it is made.
-type fileFix struct {
-	path     string
-	old, new []byte
-	plan     fix.Plan
-	refused  string // why the file is left as it is, "" when it is fixed
-	skipped  bool   // not read or not a regular file: nothing written
-	fixables []finding.Finding
+type File struct {
+	Path     string
+	Old, New []byte
+	Plan     fix.Plan
+	Refused  string // why the file is left as it is, "" when it is fixed
+	Skipped  bool   // not read or not a regular file: nothing written
+	// Fixables are the file's findings the plan acts on.
+	Fixables []finding.Finding
 }
 
-// fixable reports whether fix may act on a finding: it carries a fix (lint
+// Fixable reports whether fix may act on a finding: it carries a fix (lint
 // kept only fixes inside the build files it loaded), or it is a finding of
 // a built-in source-build rule, which a removal may answer (a user rule
 // that takes a built-in rule's name does not get buildgate's removals).
 // Suppressed findings are not among the findings at all, so they are
 // never fixed.
-func fixable(fd finding.Finding, builtin map[string]bool) bool {
+func Fixable(fd finding.Finding, builtin map[string]bool) bool {
 	return fd.Path != "" && (fd.Fix != nil || builtin[fd.Rule] && fix.SourceBuildRule(fd.Name))
 }
 
-// builtinRules are the ids of the built-in pack's rules.
-func builtinRules(rules []finding.Rule) map[string]bool {
+// Builtin are the ids of the built-in pack's rules.
+func Builtin(rules []finding.Rule) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range rules {
 		if r.Pack == "" {
@@ -52,53 +59,84 @@ func builtinRules(rules []finding.Rule) map[string]bool {
 	return out
 }
 
-// planFixes plans the fix of every file with fixable findings (byPath),
-// as buildgate fix makes it and reports offer it: each file's own edits
-// first, then, across files, a removal that another file (as it will be)
-// still names is refused (fix.Resolve), looking through the whole tree
-// under root whatever the run's paths and excludes (searchFiles).
-func planFixes(ctx context.Context, root string, r *os.Root, byPath, suppressed map[string][]finding.Finding) ([]*fileFix, error) {
+// maxFileSize bounds the files a plan reads: lint's default.
+const maxFileSize = loader.DefaultMaxFileSize
+
+// Plan plans the fix of every file with fixable findings, as buildgate
+// fix makes it and reports offer it: each file's own edits first, then,
+// across files, a removal that another file (as it will be) still names
+// is refused (fix.Resolve), looking through the whole tree under root
+// whatever the run's paths and excludes (searchFiles). suppressed are the
+// run's suppressed findings: an edit that would take one away refuses its
+// file's fix.
+func Plan(ctx context.Context, root string, fds, suppressed []finding.Finding) ([]*File, error) {
+	byPath, sup := byFile(fds), byFile(suppressed)
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = r.Close() }()
+	return plan(ctx, root, r, byPath, sup)
+}
+
+func byFile(fds []finding.Finding) map[string][]finding.Finding {
+	out := map[string][]finding.Finding{}
+	for _, fd := range fds {
+		out[fd.Path] = append(out[fd.Path], fd)
+	}
+	return out
+}
+
+// where is a finding's place, path:line:col.
+func where(f finding.Finding) string {
+	if f.Pos.Line == 0 {
+		return f.Path
+	}
+	return fmt.Sprintf("%s:%d:%d", f.Path, f.Pos.Line, f.Pos.Column)
+}
+
+func plan(ctx context.Context, root string, r *os.Root, byPath, suppressed map[string][]finding.Finding) ([]*File, error) {
 	paths := make([]string, 0, len(byPath))
 	for p := range byPath {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	var out []*fileFix
+	var out []*File
 	var changes []*fix.Change
-	byChange := map[*fix.Change]*fileFix{}
+	byChange := map[*fix.Change]*File{}
 	for _, p := range paths {
-		ff := &fileFix{path: p, fixables: byPath[p]}
+		ff := &File{Path: p, Fixables: byPath[p]}
 		out = append(out, ff)
 		if safefile.ReachesGit(root, p) {
 			// lint keeps no fix there; this holds whatever the findings say.
-			ff.refused, ff.skipped = "it is inside .git (git's own files): never read nor written", true
+			ff.Refused, ff.Skipped = "it is inside .git (git's own files): never read nor written", true
 			continue
 		}
 		if st, err := r.Lstat(filepath.FromSlash(p)); err == nil && !st.Mode().IsRegular() {
-			ff.refused, ff.skipped = "not a regular file (a link is never written through; fix its target)", true
+			ff.Refused, ff.Skipped = "not a regular file (a link is never written through; fix its target)", true
 			continue
 		}
-		old, err := safefile.In(r, p, loader.DefaultMaxFileSize)
+		old, err := safefile.In(r, p, maxFileSize)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			ff.refused, ff.skipped = safefile.Describe(err), true
+			ff.Refused, ff.Skipped = safefile.Describe(err), true
 			continue
 		}
-		ff.old = old
+		ff.Old = old
 		edits, bad := fileEdits(ff)
 		if bad == "" {
 			bad = coversSuppressed(old, edits, suppressed[p])
 		}
 		if bad != "" {
-			ff.refused = bad
+			ff.Refused = bad
 			continue
 		}
 		updated, err := fix.Apply(old, edits)
 		if err != nil {
-			ff.refused = err.Error()
+			ff.Refused = err.Error()
 			continue
 		}
-		ff.new = updated
-		c := &fix.Change{Path: p, Old: old, New: updated, Gone: ff.plan.Gone}
+		ff.New = updated
+		c := &fix.Change{Path: p, Old: old, New: updated, Gone: ff.Plan.Gone}
 		changes = append(changes, c)
 		byChange[c] = ff
 	}
@@ -112,7 +150,7 @@ func planFixes(ctx context.Context, root string, r *os.Root, byPath, suppressed 
 			return nil, err
 		}
 		err = fix.Resolve(ctx, changes, files, func(p string) ([]byte, error) {
-			b, err := safefile.In(r, p, loader.DefaultMaxFileSize)
+			b, err := safefile.In(r, p, maxFileSize)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				if !strictlySearched(p) {
 					return nil, fs.ErrNotExist
@@ -127,7 +165,7 @@ func planFixes(ctx context.Context, root string, r *os.Root, byPath, suppressed 
 	}
 	for _, c := range changes {
 		if c.Refused != "" {
-			byChange[c].refused = c.Refused
+			byChange[c].Refused = c.Refused
 		}
 	}
 	return out, nil
@@ -226,32 +264,32 @@ func linkedInRoot(root, realRoot, rel string) string {
 
 // fileEdits are the edits of one file: the findings' own fixes, and the
 // removal its source-build findings call for where the file's kind has a
-// planner (whose plan is kept in ff.plan). A fix that does not fit the
+// planner (whose plan is kept in ff.Plan). A fix that does not fit the
 // file makes the whole file's fix fail, with the reason.
-func fileEdits(ff *fileFix) ([]fix.Edit, string) {
+func fileEdits(ff *File) ([]fix.Edit, string) {
 	var edits []fix.Edit
 	var removals []finding.Finding
-	for _, fd := range ff.fixables {
+	for _, fd := range ff.Fixables {
 		if fd.Fix == nil {
 			removals = append(removals, fd)
 			continue
 		}
-		e, err := fix.For(ff.old, fd.Fix.Pos, fd.Fix.Replacement)
+		e, err := fix.For(ff.Old, fd.Fix.Pos, fd.Fix.Replacement)
 		if err != nil {
-			return nil, fmt.Sprintf("the fix of %s %s does not fit the file: %v", fd.Rule, report.Where(fd), err)
+			return nil, fmt.Sprintf("the fix of %s %s does not fit the file: %v", fd.Rule, where(fd), err)
 		}
 		edits = append(edits, e)
 	}
 	if len(removals) == 0 {
 		return edits, ""
 	}
-	plan, ok := planRemoval(ff.path, ff.old, removals)
+	plan, ok := planRemoval(ff.Path, ff.Old, removals)
 	if !ok {
 		for _, fd := range removals {
 			plan.Declined = append(plan.Declined, fix.Declined{Finding: fd, Reason: "no removal for this kind of file"})
 		}
 	}
-	ff.plan = plan
+	ff.Plan = plan
 	return append(edits, plan.Edits...), ""
 }
 
@@ -282,69 +320,62 @@ func coversSuppressed(src []byte, edits []fix.Edit, sup []finding.Finding) strin
 		}
 		for _, e := range edits {
 			if off >= e.Start && off < e.End {
-				return fmt.Sprintf("the fix would remove %s, whose %s finding is suppressed; fix the file by hand or lift the suppression", report.Where(fd), fd.Rule)
+				return fmt.Sprintf("the fix would remove %s, whose %s finding is suppressed; fix the file by hand or lift the suppression", where(fd), fd.Rule)
 			}
 		}
 	}
 	return ""
 }
 
-// withRemovalFixes returns the findings with, on each source-build finding
-// that buildgate fix would remove, the edit that removes it (SARIF fixes
-// and reviewdog suggestions carry it; issue 17): the run of lines (or the
-// words) buildgate fix removes around the finding, with the comments that
-// head it and a blank line it would leave. Findings that one removal
+// Offer returns the shown findings with, on each source-build finding
+// that buildgate fix would remove, the edit that removes it (SARIF fixes,
+// reviewdog suggestions and JSON carry it; issue 17): the run of lines (or
+// the words) buildgate fix removes around the finding, with the comments
+// that head it and a blank line it would leave. Findings that one removal
 // answers (a stage and the steps in it) carry the same edit. The plan is
 // buildgate fix's own, so no report offers what fix would refuse.
 //
 // all are every finding of the run (before the baseline and changed-lines
-// filters: fix plans from them all), shown those the report holds.
-func withRemovalFixes(ctx context.Context, root string, rules []finding.Rule, all, shown, suppressed []finding.Finding) []finding.Finding {
-	builtin := builtinRules(rules)
-	fds := shown
-	byPath, sup := map[string][]finding.Finding{}, map[string][]finding.Finding{}
+// filters: fix plans from them all), shown those the report holds. When
+// the plan cannot be made (the tree cannot be searched in time), no
+// removal is offered.
+func Offer(ctx context.Context, root string, rules []finding.Rule, all, shown, suppressed []finding.Finding) []finding.Finding {
+	builtin := Builtin(rules)
+	var fixables []finding.Finding
 	removal := false
 	for _, fd := range all {
-		if fixable(fd, builtin) {
-			byPath[fd.Path] = append(byPath[fd.Path], fd)
+		if Fixable(fd, builtin) {
+			fixables = append(fixables, fd)
 			removal = removal || fd.Fix == nil
 		}
 	}
 	if !removal {
-		return fds
+		return shown
 	}
-	for _, fd := range suppressed {
-		sup[fd.Path] = append(sup[fd.Path], fd)
-	}
-	r, err := os.OpenRoot(root)
+	planned, err := Plan(ctx, root, fixables, suppressed)
 	if err != nil {
-		return fds
+		return shown
 	}
-	defer func() { _ = r.Close() }()
 	type at struct {
 		path string
 		pos  finding.Pos
 	}
 	offered := map[at]finding.Fix{}
-	planned, err := planFixes(ctx, root, r, byPath, sup)
-	if err != nil {
-		return fds // no removal offered where fix could not plan it
-	}
 	for _, ff := range planned {
-		if ff.refused != "" || len(ff.plan.Edits) == 0 {
+		if ff.Refused != "" || len(ff.Plan.Edits) == 0 {
 			continue
 		}
-		for _, f := range ff.plan.Fixed {
-			off, _, err := fix.Offsets(ff.old, f.Pos)
+		for _, f := range ff.Plan.Fixed {
+			off, _, err := fix.Offsets(ff.Old, f.Pos)
 			if err != nil {
 				continue
 			}
-			if e, ok := fix.Covering(ff.plan.Edits, off); ok {
-				offered[at{ff.path, f.Pos}] = finding.Fix{Description: "remove this part of the source build (buildgate fix)", Replacement: e.Text, Pos: fix.PosOf(ff.old, e.Start, e.End)}
+			if e, ok := fix.Covering(ff.Plan.Edits, off); ok {
+				offered[at{ff.Path, f.Pos}] = finding.Fix{Description: "remove this part of the source build (buildgate fix)", Replacement: e.Text, Pos: fix.PosOf(ff.Old, e.Start, e.End)}
 			}
 		}
 	}
-	out := append([]finding.Finding(nil), fds...)
+	out := append([]finding.Finding(nil), shown...)
 	for i, fd := range out {
 		if fd.Fix != nil {
 			continue

@@ -1,4 +1,4 @@
-package lint
+package process
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ type marker struct {
 
 // Suppress splits findings into those reported and those suppressed, and
 // adds the findings suppressions make (BG002-BG004).
-func Suppress(fs []finding.Finding, byPath map[string][]loader.Suppression, cfg *config.Config, rules []finding.Rule, o SuppressOptions) (kept []finding.Finding, suppressed []Suppressed, made []finding.Finding) {
+func suppress(fs []finding.Finding, byPath map[string][]loader.Suppression, cfg *config.Config, rules []finding.Rule, o SuppressOptions) (kept []finding.Finding, suppressed []Suppressed, made []finding.Finding) {
 	byName := map[string]finding.Rule{}
 	locked := map[string]bool{}
 	for _, r := range rules {
@@ -179,4 +179,21 @@ func known(tok string, rules []finding.Rule) bool {
 		}
 	}
 	return false
+}
+
+// Suppress applies the suppressions: buildgate:ignore comments (markers,
+// by file) and the configuration's ignores. It keeps the findings no
+// suppression covers, records those it covers in *suppressed (each with its
+// Suppression set), and adds the findings suppressions make themselves
+// (BG002-BG004), passed through more first.
+func Suppress(markers map[string][]loader.Suppression, cfg *config.Config, rules []finding.Rule, o SuppressOptions, more []Step, suppressed *[]finding.Finding) Step {
+	return Step{"suppress", func(fs []finding.Finding) []finding.Finding {
+		kept, sup, made := suppress(fs, markers, cfg, rules, o)
+		for _, s := range sup {
+			f := s.Finding
+			f.Suppression = &finding.Suppression{Kind: s.Kind, Justification: s.Justification}
+			*suppressed = append(*suppressed, f)
+		}
+		return append(kept, Run(made, more...)...)
+	}}
 }

@@ -1,0 +1,44 @@
+package process
+
+import (
+	"context"
+
+	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/fixplan"
+)
+
+// FixOptions make a run plan buildgate fix's edits.
+type FixOptions struct {
+	// Rules, when not empty, are the ids of the only rules fixed.
+	Rules map[string]bool
+}
+
+// Planned is where the fixes step puts a fix run's plan.
+type Planned struct {
+	Files []*fixplan.File
+	Err   error
+}
+
+// Fixes is the last step. A fix run (o not nil) plans the edits of the
+// findings it reports (suppressed ones are never among them) into
+// *planned; any other run gives each source-build finding the removal
+// buildgate fix would make, planned from every finding of the run (*all,
+// before the changed-lines and baseline filters), so every format and
+// library caller offers the same edits. suppressed are the run's
+// suppressed findings: a fix never takes one away.
+func Fixes(ctx context.Context, root string, rules []finding.Rule, o *FixOptions, all, suppressed *[]finding.Finding, planned *Planned) Step {
+	return Step{Name: "fixes", Fn: func(shown []finding.Finding) []finding.Finding {
+		if o == nil {
+			return fixplan.Offer(ctx, root, rules, *all, shown, *suppressed)
+		}
+		builtin := fixplan.Builtin(rules)
+		var sel []finding.Finding
+		for _, fd := range shown {
+			if fixplan.Fixable(fd, builtin) && (len(o.Rules) == 0 || o.Rules[fd.Rule]) {
+				sel = append(sel, fd)
+			}
+		}
+		planned.Files, planned.Err = fixplan.Plan(ctx, root, sel, *suppressed)
+		return shown
+	}}
+}
