@@ -76,118 +76,147 @@ func (e *PathError) Error() string { return e.Arg + ": " + e.Msg }
 // files are left out even when named (pre-commit and CI pass changed files
 // by name); a named file no loader claims is an error.
 func Find(root string, args []string, opts Options) ([]File, error) {
-	ctx := opts.Context
-	if ctx == nil {
-		ctx = context.Background()
+	if opts.Context == nil {
+		opts.Context = context.Background()
 	}
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	var files []File
-	add := func(f File) {
-		if !seen[f.Path] {
-			seen[f.Path] = true
-			files = append(files, f)
+	w := &walker{root: root, absRoot: absRoot, opts: opts, seen: map[string]bool{}}
+	for _, arg := range args {
+		if err := w.arg(arg); err != nil {
+			return nil, err
 		}
 	}
-	for _, arg := range args {
-		abs, err := filepath.Abs(arg)
+	sort.Slice(w.files, func(i, j int) bool { return w.files[i].Path < w.files[j].Path })
+	return w.files, nil
+}
+
+// walker gathers the files of Find's arguments, each path once.
+type walker struct {
+	root, absRoot string
+	opts          Options
+	seen          map[string]bool
+	files         []File
+}
+
+func (w *walker) add(f File) {
+	if !w.seen[f.Path] {
+		w.seen[f.Path] = true
+		w.files = append(w.files, f)
+	}
+}
+
+func (w *walker) excluded(rel string) bool { return w.opts.Excluded != nil && w.opts.Excluded(rel) }
+
+// arg adds the files of one argument: the file it names, or those below
+// the directory.
+func (w *walker) arg(arg string) error {
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return &PathError{arg, err.Error()}
+	}
+	rel, err := filepath.Rel(w.absRoot, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return &PathError{arg, fmt.Sprintf("is outside the repository root %s (use --root)", w.root)}
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return &PathError{arg, "does not exist or cannot be read: " + errText(err)}
+	}
+	if st.IsDir() {
+		return w.dir(arg, abs)
+	}
+	relSlash := filepath.ToSlash(rel)
+	if w.excluded(relSlash) {
+		return nil
+	}
+	k, ok, err := w.opts.detect(w.absRoot, relSlash)
+	if err != nil {
+		return &PathError{arg, "cannot be read: " + errText(err)}
+	}
+	if !ok {
+		return &PathError{arg, "is not a build file buildgate knows (Dockerfile, *.hcl, requirements*.txt, *.sh, a sh/bash shebang, or a CI pipeline: .buildkite/*.yml, .github/workflows/*.yml, .gitlab-ci.yml; `kinds:` in .buildgate.yaml adds paths)"}
+	}
+	w.add(File{Path: relSlash, Kind: k})
+	return nil
+}
+
+// dir adds the build files below the directory abs.
+func (w *walker) dir(arg, abs string) error {
+	ctx := w.opts.Context
+	err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		r, rerr := filepath.Rel(w.absRoot, p)
+		if rerr != nil {
+			return rerr
+		}
+		relSlash := filepath.ToSlash(r)
 		if err != nil {
-			return nil, &PathError{arg, err.Error()}
+			// An unreadable directory is reported by the caller as an
+			// unreadable file would be: nothing below it is checked.
+			if d != nil && d.IsDir() && p != abs {
+				w.add(File{Path: relSlash, Kind: ""})
+				return fs.SkipDir
+			}
+			return err
 		}
-		rel, err := filepath.Rel(absRoot, abs)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, &PathError{arg, fmt.Sprintf("is outside the repository root %s (use --root)", root)}
-		}
-		st, err := os.Stat(abs)
-		if err != nil {
-			return nil, &PathError{arg, "does not exist or cannot be read: " + errText(err)}
-		}
-		if !st.IsDir() {
-			relSlash := filepath.ToSlash(rel)
-			if opts.Excluded != nil && opts.Excluded(relSlash) {
-				continue
-			}
-			k, ok, err := opts.detect(absRoot, relSlash)
-			if err != nil {
-				return nil, &PathError{arg, "cannot be read: " + errText(err)}
-			}
-			if !ok {
-				return nil, &PathError{arg, "is not a build file buildgate knows (Dockerfile, *.hcl, requirements*.txt, *.sh, a sh/bash shebang, or a CI pipeline: .buildkite/*.yml, .github/workflows/*.yml, .gitlab-ci.yml; `kinds:` in .buildgate.yaml adds paths)"}
-			}
-			add(File{Path: relSlash, Kind: k})
-			continue
-		}
-		err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
-			if cerr := ctx.Err(); cerr != nil {
-				return cerr
-			}
-			r, rerr := filepath.Rel(absRoot, p)
-			if rerr != nil {
-				return rerr
-			}
-			relSlash := filepath.ToSlash(r)
-			if err != nil {
-				// An unreadable directory is reported by the caller as an
-				// unreadable file would be: nothing below it is checked.
-				if d != nil && d.IsDir() && p != abs {
-					add(File{Path: relSlash, Kind: ""})
-					return fs.SkipDir
-				}
-				return err
-			}
-			if d.IsDir() {
-				if p != abs && (Skipped(d.Name()) || (opts.Excluded != nil && opts.Excluded(relSlash))) {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.Type()&fs.ModeSymlink != 0 {
-				switch linkTarget(absRoot, p) {
-				case linkDirInside:
-					return nil // its files are linted where they are
-				case linkDirOutside:
-					// Not followed; reported so that nothing passes unseen.
-					add(File{Path: relSlash, Kind: ""})
-					return nil
-				case linkBroken:
-					if _, ok := loader.DetectName(relSlash); ok {
-						add(File{Path: relSlash, Kind: ""})
-					}
-					return nil
-				}
-			} else if !d.Type().IsRegular() {
-				// A FIFO, socket or device under a build file's name is
-				// kept: the loader refuses it without reading (a finding),
-				// so it cannot hang the run nor pass unseen.
-				if _, ok := loader.DetectName(relSlash); ok && (opts.Excluded == nil || !opts.Excluded(relSlash)) {
-					add(File{Path: relSlash, Kind: ""})
-				}
-				return nil
-			}
-			if opts.Excluded != nil && opts.Excluded(relSlash) {
-				return nil
-			}
-			// A file whose first line cannot be read is kept with no kind:
-			// the loader then reports it as unreadable.
-			k, ok, derr := opts.detect(absRoot, relSlash)
-			if derr != nil || ok {
-				add(File{Path: relSlash, Kind: k})
+		if d.IsDir() {
+			if p != abs && (Skipped(d.Name()) || w.excluded(relSlash)) {
+				return fs.SkipDir
 			}
 			return nil
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, &PathError{arg, errText(err)}
 		}
+		w.entry(p, relSlash, d)
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &PathError{arg, errText(err)}
 	}
+	return nil
+}
 
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, nil
+// entry adds one directory entry that is not a directory, when it is a
+// build file (or might be one that cannot be read).
+func (w *walker) entry(p, relSlash string, d fs.DirEntry) {
+	if d.Type()&fs.ModeSymlink != 0 {
+		switch linkTarget(w.absRoot, p) {
+		case linkDirInside:
+			return // its files are linted where they are
+		case linkDirOutside:
+			// Not followed; reported so that nothing passes unseen.
+			w.add(File{Path: relSlash, Kind: ""})
+			return
+		case linkBroken:
+			if _, ok := loader.DetectName(relSlash); ok {
+				w.add(File{Path: relSlash, Kind: ""})
+			}
+			return
+		}
+	} else if !d.Type().IsRegular() {
+		// A FIFO, socket or device under a build file's name is kept: the
+		// loader refuses it without reading (a finding), so it cannot hang
+		// the run nor pass unseen.
+		if _, ok := loader.DetectName(relSlash); ok && !w.excluded(relSlash) {
+			w.add(File{Path: relSlash, Kind: ""})
+		}
+		return
+	}
+	if w.excluded(relSlash) {
+		return
+	}
+	// A file whose first line cannot be read is kept with no kind: the
+	// loader then reports it as unreadable.
+	k, ok, derr := w.opts.detect(w.absRoot, relSlash)
+	if derr != nil || ok {
+		w.add(File{Path: relSlash, Kind: k})
+	}
 }
 
 type link int

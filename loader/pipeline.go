@@ -384,36 +384,8 @@ func (p *pipeLoad) mapping(n *yaml.Node, ctx pipeCtx) {
 		p.visit(n, "")
 	}
 	p.duplicates(n)
-	sys := p.doc.System
-	// What the mapping says of the shell of the scripts in it, and of
-	// the action a step uses.
-	var with *yaml.Node
-	uses := ""
-	for _, kv := range ps {
-		switch keyOf(kv[0]) {
-		case "with":
-			with = deref(kv[1])
-		case "uses":
-			if v := deref(kv[1]); v != nil && v.Kind == yaml.ScalarNode {
-				uses = v.Value
-			}
-		case "shell":
-			if sys == "github" || sys == "" {
-				if v := deref(kv[1]); v != nil && v.Kind == yaml.ScalarNode {
-					ctx.shell = shellName(v.Value)
-				}
-			}
-		case "defaults":
-			if s, ok := defaultShell(kv[1], &p.visits); ok && (sys == "github" || sys == "") {
-				ctx.shell = s
-			}
-		case "runs-on":
-			if (sys == "github" || sys == "") && ctx.shell == "" && p.runsOnWindows(kv[1], ctx.where) {
-				ctx.shell = "pwsh"
-			}
-		}
-	}
-	top := ctx.where == "" && (sys == "gitlab" || sys == "")
+	uses, with := p.mappingShell(ps, &ctx)
+	top := ctx.where == "" && p.is("gitlab")
 	for _, kv := range ps {
 		key := keyOf(kv[0])
 		where := key
@@ -424,41 +396,86 @@ func (p *pipeLoad) mapping(n *yaml.Node, ctx pipeCtx) {
 		if top && child.shell == "" && p.gitlabWindows(key, kv[1], ps) {
 			child.shell = "pwsh"
 		}
-		switch key {
-		case "include":
-			if sys == "gitlab" || sys == "" {
-				p.includeRefs(kv[1])
-			}
-		case "uses":
-			if sys == "github" || sys == "" {
-				p.usesRef(deref(kv[1]))
-			}
-		case "runs":
-			if (sys == "github" || sys == "") && ctx.where == "" {
-				p.imageRef(deref(kv[1]))
-			}
-		}
+		p.keyRefs(key, kv[1], ctx)
 		switch {
 		case p.envKey(key):
 			p.env(kv[1], key, child)
 		case p.scriptKey(key):
 			p.script(kv[1], key, child)
-		case key == "plugins" && (sys == "buildkite" || sys == ""):
+		case key == "plugins" && p.is("buildkite"):
 			p.plugins(kv[1], child)
 		default:
 			p.walk(kv[1], child)
 		}
 	}
 	if with != nil && with.Kind == yaml.MappingNode {
-		p.action(uses, with, ctx)
-		if strings.HasPrefix(uses, "docker://") {
-			// A container step: with.args are the arguments of the
-			// image's entrypoint (docker://docker:cli runs docker).
-			for _, kv := range pairs(with, &p.visits) {
-				if keyOf(kv[0]) == "args" {
-					p.script(kv[1], "args", pipeCtx{where: ctx.where + ".with.args", shell: ctx.shell})
-				}
+		p.withArgs(uses, with, ctx)
+	}
+}
+
+// is reports whether the pipeline is of the system, or of one not known
+// (read as every system would).
+func (p *pipeLoad) is(sys string) bool { return p.doc.System == sys || p.doc.System == "" }
+
+// mappingShell reads what a mapping says of the shell of the scripts in
+// it (into ctx), and of the action a step uses (uses, with).
+func (p *pipeLoad) mappingShell(ps [][2]*yaml.Node, ctx *pipeCtx) (uses string, with *yaml.Node) {
+	github := p.is("github")
+	for _, kv := range ps {
+		switch keyOf(kv[0]) {
+		case "with":
+			with = deref(kv[1])
+		case "uses":
+			if v := deref(kv[1]); v != nil && v.Kind == yaml.ScalarNode {
+				uses = v.Value
 			}
+		case "shell":
+			if v := deref(kv[1]); github && v != nil && v.Kind == yaml.ScalarNode {
+				ctx.shell = shellName(v.Value)
+			}
+		case "defaults":
+			if s, ok := defaultShell(kv[1], &p.visits); ok && github {
+				ctx.shell = s
+			}
+		case "runs-on":
+			if github && ctx.shell == "" && p.runsOnWindows(kv[1], ctx.where) {
+				ctx.shell = "pwsh"
+			}
+		}
+	}
+	return uses, with
+}
+
+// keyRefs follows the files a key names: GitLab's include, an action's
+// uses, an action's runs.image.
+func (p *pipeLoad) keyRefs(key string, v *yaml.Node, ctx pipeCtx) {
+	switch key {
+	case "include":
+		if p.is("gitlab") {
+			p.includeRefs(v)
+		}
+	case "uses":
+		if p.is("github") {
+			p.usesRef(deref(v))
+		}
+	case "runs":
+		if p.is("github") && ctx.where == "" {
+			p.imageRef(deref(v))
+		}
+	}
+}
+
+// withArgs reads a step's with: for the action it uses, and, for a
+// container step, its args: the arguments of the image's entrypoint
+// (docker://docker:cli runs docker).
+func (p *pipeLoad) withArgs(uses string, with *yaml.Node, ctx pipeCtx) {
+	p.action(uses, with, ctx)
+	if !strings.HasPrefix(uses, "docker://") {
+		return
+	}
+	for _, kv := range pairs(with, &p.visits) {
+		if keyOf(kv[0]) == "args" {
+			p.script(kv[1], "args", pipeCtx{where: ctx.where + ".with.args", shell: ctx.shell})
 		}
 	}
 }

@@ -145,67 +145,85 @@ func (p *pipeLoad) plugins(n *yaml.Node, ctx pipeCtx) {
 		entries = pairs(n, &p.visits)
 	}
 	for _, kv := range entries {
-		name, _, _ := strings.Cut(keyOf(kv[0]), "#")
-		cfg := deref(kv[1])
-		if cfg == nil || cfg.Kind != yaml.MappingNode {
+		p.plugin(kv, ctx)
+	}
+}
+
+// plugin reads one plugin of a step: {name#version: config}.
+func (p *pipeLoad) plugin(kv [2]*yaml.Node, ctx pipeCtx) {
+	name, _, _ := strings.Cut(keyOf(kv[0]), "#")
+	cfg := deref(kv[1])
+	if cfg == nil || cfg.Kind != yaml.MappingNode {
+		return
+	}
+	where := ctx.where + "." + keyOf(kv[0])
+	b := DockerBuild{Via: "plugin", Tool: name, Where: where, BuildArgs: []Word{}, Targets: []Word{}, Sets: []Word{}, Files: []Word{}, Pos: p.nodePos(cfg)}
+	var entry, command *yaml.Node
+	for _, c := range pairs(cfg, &p.visits) {
+		switch keyOf(c[0]) {
+		case "entrypoint":
+			entry = c[1]
+		case "command":
+			command = c[1]
+		}
+	}
+	if command != nil {
+		p.pluginCommand(entry, command, where+".command")
+	}
+	for _, c := range pairs(cfg, &p.visits) {
+		v := deref(c[1])
+		if v == nil {
 			continue
 		}
-		where := ctx.where + "." + keyOf(kv[0])
-		b := DockerBuild{Via: "plugin", Tool: name, Where: where, BuildArgs: []Word{}, Targets: []Word{}, Sets: []Word{}, Files: []Word{}, Pos: p.nodePos(cfg)}
-		var entry, command *yaml.Node
-		for _, c := range pairs(cfg, &p.visits) {
-			switch keyOf(c[0]) {
-			case "entrypoint":
-				entry = c[1]
-			case "command":
-				command = c[1]
-			}
-		}
-		if command != nil {
-			p.pluginCommand(entry, command, where+".command")
-		}
-		for _, c := range pairs(cfg, &p.visits) {
-			v := deref(c[1])
-			if v == nil {
+		switch keyOf(c[0]) {
+		case "environment", "env":
+			p.pluginEnv(v, where)
+		case "args", "build-args":
+			p.pluginArgs(v, &b)
+		case "target":
+			if v.Kind != yaml.ScalarNode {
 				continue
 			}
-			switch keyOf(c[0]) {
-			case "environment", "env":
-				if v.Kind == yaml.MappingNode {
-					p.env(v, "environment", pipeCtx{where: where})
-					continue
-				}
-				for _, it := range listItems(v) {
-					p.listAssignment(it, "environment")
-				}
-			case "args", "build-args":
-				if v.Kind == yaml.MappingNode {
-					for _, a := range pairs(v, &p.visits) {
-						if k := deref(a[0]); k != nil && k.Kind == yaml.ScalarNode {
-							if km, ok := p.mapScalar(k); ok {
-								b.BuildArgs = append(b.BuildArgs, Word{Text: km.source(p.idx.src, 0, len(km.text)), Value: strp(k.Value), Pos: km.span(p.idx, 0, len(km.text))})
-							}
-						}
-					}
-					continue
-				}
-				for _, it := range listItems(v) {
-					if m, ok := p.mapScalar(it); ok {
-						b.BuildArgs = append(b.BuildArgs, p.fields(m, "\n")...)
-					} else {
-						p.unmapped(it, "this build argument")
-					}
-				}
-			case "target":
-				if v.Kind == yaml.ScalarNode {
-					if m, ok := p.mapScalar(v); ok {
-						b.Targets = append(b.Targets, p.fields(m, "\n")...)
-					}
+			if m, ok := p.mapScalar(v); ok {
+				b.Targets = append(b.Targets, p.fields(m, "\n")...)
+			}
+		}
+	}
+	if len(b.BuildArgs)+len(b.Targets) > 0 {
+		p.doc.Builds = append(p.doc.Builds, b)
+	}
+}
+
+// pluginEnv reads a plugin's environment: a mapping, or a list of
+// NAME=value strings.
+func (p *pipeLoad) pluginEnv(v *yaml.Node, where string) {
+	if v.Kind == yaml.MappingNode {
+		p.env(v, "environment", pipeCtx{where: where})
+		return
+	}
+	for _, it := range listItems(v) {
+		p.listAssignment(it, "environment")
+	}
+}
+
+// pluginArgs reads a plugin's build arguments: a mapping (its keys) or a
+// list.
+func (p *pipeLoad) pluginArgs(v *yaml.Node, b *DockerBuild) {
+	if v.Kind == yaml.MappingNode {
+		for _, a := range pairs(v, &p.visits) {
+			if k := deref(a[0]); k != nil && k.Kind == yaml.ScalarNode {
+				if km, ok := p.mapScalar(k); ok {
+					b.BuildArgs = append(b.BuildArgs, Word{Text: km.source(p.idx.src, 0, len(km.text)), Value: strp(k.Value), Pos: km.span(p.idx, 0, len(km.text))})
 				}
 			}
 		}
-		if len(b.BuildArgs)+len(b.Targets) > 0 {
-			p.doc.Builds = append(p.doc.Builds, b)
+		return
+	}
+	for _, it := range listItems(v) {
+		if m, ok := p.mapScalar(it); ok {
+			b.BuildArgs = append(b.BuildArgs, p.fields(m, "\n")...)
+		} else {
+			p.unmapped(it, "this build argument")
 		}
 	}
 }
