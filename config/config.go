@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/buildgate/buildgate/kind"
 	"github.com/buildgate/buildgate/pep440"
 	"go.yaml.in/yaml/v3"
 )
@@ -88,9 +89,8 @@ type KindGlobs struct {
 	Globs []string
 }
 
-// KindNames are the kinds `kinds:` may name (loader.Kinds; a test holds
-// the two equal).
-var KindNames = []string{"dockerfile", "hcl", "requirements", "shell", "pipeline"}
+// KindNames are the kinds `kinds:` may name.
+var KindNames = kind.Names()
 
 // KindOf is the kind the configuration gives a root-relative path.
 func (c *Config) KindOf(rel string) (string, bool) {

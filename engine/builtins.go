@@ -127,14 +127,11 @@ func witnessBelow(ops []*ast.Term, iter func(*ast.Term) error, pre bool) error {
 	return iter(ast.StringTerm(w))
 }
 
-// WitnessBelow returns a version below min that the specifier set s admits.
-// An arbitrary-equality clause (===) whose operand is not a PEP 440 version
-// cannot be compared with anything, so it counts as admitting one: the rule
-// fails closed on what it cannot prove.
-func WitnessBelow(s string, min pep440.Version) (string, bool, error) {
-	return witnessBelowPre(s, min, false)
-}
-
+// witnessBelowPre returns a version below min that the specifier set s
+// admits (pre-releases too when pre is set). An arbitrary-equality clause
+// (===) whose operand is not a PEP 440 version cannot be compared with
+// anything, so it counts as admitting one: the rule fails closed on what
+// it cannot prove.
 func witnessBelowPre(s string, min pep440.Version, pre bool) (string, bool, error) {
 	set, err := pep440.ParseSet(s)
 	if err != nil {

@@ -104,7 +104,7 @@ func CompileWith(ctx context.Context, mods []Module, o Options) (*Engine, error)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{compiler: c, rules: rules}
+	e := &Engine{rules: rules}
 	userRules := false
 	for _, r := range rules {
 		userRules = userRules || r.Pack != ""

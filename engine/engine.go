@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/buildgate/buildgate/finding"
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
@@ -41,8 +40,7 @@ type Module struct {
 // keep the whole-repository contract: one query per rule package,
 // evaluated once over every document.
 type Engine struct {
-	compiler *ast.Compiler
-	rules    []finding.Rule
+	rules []finding.Rule
 	// pack is the query of the built-in pack's rules, per file (nil when
 	// it has no rule).
 	pack *query
@@ -135,6 +133,3 @@ func (e *RuleError) Unwrap() error { return e.Err }
 type CompileError struct{ Errors []string }
 
 func (e *CompileError) Error() string { return strings.Join(e.Errors, "\n") }
-
-// Compiler is the compiled policy set (for the test runner).
-func (e *Engine) Compiler() *ast.Compiler { return e.compiler }

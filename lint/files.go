@@ -157,7 +157,7 @@ func (p *phase1) loadAll(ctx context.Context, root string, files []discover.File
 		return func(i int) {
 				j := jobs[i]
 				if j.doc != nil {
-					out[i], errs[i] = p.finish(ctx, &file{path: j.doc.DocPath(), kind: j.doc.DocKind(), notes: j.f.Errors, stamp: loader.StampOf(j.src), unread: j.unread}, j.doc, j.src, nil)
+					out[i], errs[i] = p.finish(ctx, &file{path: j.doc.DocPath(), kind: j.doc.DocKind(), notes: j.f.Errors, stamp: loader.StampOf(j.src), unread: j.unread}, j.doc, j.src, b)
 				} else {
 					out[i], errs[i] = p.load(ctx, l, j.f, b)
 				}
@@ -335,10 +335,12 @@ var startPos = loader.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}
 // finish converts a file's document, takes its facts, evaluates it with
 // the table its own facts make (recording what it reads of the table),
 // and keeps the document while the budget allows. A file whose text holds
-// none of the needles goes into the worker's batch instead (b, nil for
-// none), evaluated with the others when the batch is full or the worker
-// ends: most files of a large repository are such files, and a query's
-// fixed cost is ten times a document's.
+// none of the needles, and a requirements file (which an include chain
+// makes depend on others: its evaluation with its own facts seldom holds),
+// goes into the worker's batch instead (b, nil for none), evaluated with
+// the others when the batch is full or the worker ends: most files of a
+// large repository are such files, and a query's fixed cost is ten times
+// a document's.
 func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src []byte, b *batch) (*file, error) {
 	for _, e := range f.notes {
 		loader.AddError(doc, e)
@@ -354,7 +356,7 @@ func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src [
 	f.hay = nil
 	f.suppressions = doc.DocSuppressions()
 	f.refs = loader.References(doc)
-	if b != nil && f.quiet && f.kind != loader.KindRequirements && src != nil && p.empty != nil {
+	if b != nil && (f.quiet || f.kind == loader.KindRequirements) && src != nil && p.empty != nil {
 		b.files, b.docs, b.srcs = append(b.files, f), append(b.docs, d), append(b.srcs, src)
 		b.size += len(src)
 		if len(b.files) >= batchFiles || b.size >= batchBytes {
@@ -486,4 +488,51 @@ func (f *file) document(l *loader.Loader, extra []string) (engine.Doc, error) {
 	}
 	d.Source = loader.Text(src)
 	return d, nil
+}
+
+// evalBatch is a worker's files evaluated again with the repository's
+// whole table, a batch at a time (one query's fixed cost for many files).
+type evalBatch struct {
+	eng   *engine.Engine
+	cfg   ast.Value
+	repo  ast.Value
+	files []*file
+	docs  []engine.Doc
+	size  int
+}
+
+func (b *evalBatch) add(ctx context.Context, f *file, d engine.Doc) error {
+	b.files, b.docs = append(b.files, f), append(b.docs, d)
+	b.size += len(d.Source)
+	if len(b.files) >= batchFiles || b.size >= batchBytes {
+		return b.flush(ctx)
+	}
+	return nil
+}
+
+// flush evaluates the batch: each file's findings are those the pack
+// gives its document (a finding of no file of the batch stays a finding,
+// with the first).
+func (b *evalBatch) flush(ctx context.Context) error {
+	if len(b.files) == 0 {
+		return nil
+	}
+	defer func() { b.files, b.docs, b.size = nil, nil, 0 }()
+	found, err := b.eng.EvalFiles(ctx, b.cfg, engine.NewTable(b.repo), b.docs)
+	if err != nil {
+		return err
+	}
+	byPath := make(map[string]*file, len(b.files))
+	for _, f := range b.files {
+		f.findings = nil
+		byPath[f.path] = f
+	}
+	for _, fd := range found {
+		f := byPath[fd.Path]
+		if f == nil {
+			f = b.files[0]
+		}
+		f.findings = append(f.findings, fd)
+	}
+	return nil
 }

@@ -5,25 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/buildgate/buildgate/config"
 	"github.com/buildgate/buildgate/finding"
-	"github.com/buildgate/buildgate/loader"
 )
-
-// config.KindNames are loader.Kinds (config does not import the loader).
-func TestKindNames(t *testing.T) {
-	var ks []string
-	for _, k := range loader.Kinds {
-		ks = append(ks, string(k))
-	}
-	if !slices.Equal(ks, config.KindNames) {
-		t.Errorf("config.KindNames %v, loader.Kinds %v", config.KindNames, ks)
-	}
-}
 
 // A YAML file at a place no CI system names is a pipeline when kinds:
 // says so, and its source build is found.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -287,6 +288,8 @@ func evaluate(ctx context.Context, o Options, eng *engine.Engine, cfg, repo ast.
 		}
 	}
 	errs := make([]error, len(files))
+	var mu sync.Mutex
+	var batchErrs []error
 	err := eachParallel(ctx, len(again), func() (func(int), func(), error) {
 		l, err := loader.NewLoader(o.Root)
 		if err != nil {
@@ -295,24 +298,32 @@ func evaluate(ctx context.Context, o Options, eng *engine.Engine, cfg, repo ast.
 		if o.MaxFileSize > 0 {
 			l.MaxFileSize = o.MaxFileSize
 		}
+		b := &evalBatch{eng: eng, cfg: cfg, repo: repo}
 		return func(k int) {
-			f := files[again[k]]
-			d, err := f.document(l, extra)
-			if err != nil {
-				errs[again[k]] = err
-				return
-			}
-			if f.bare && !f.again && d.Value == f.doc.Value && whole.Holds(f.reads) {
-				return // still bare: its first evaluation holds
-			}
-			f.findings, errs[again[k]] = eng.EvalFile(ctx, cfg, engine.NewTable(repo), d)
-			if eng.HasUserPolicies() {
-				f.doc = d
-			}
-		}, func() { _ = l.Close() }, nil
+				f := files[again[k]]
+				d, err := f.document(l, extra)
+				if err != nil {
+					errs[again[k]] = err
+					return
+				}
+				if f.bare && !f.again && d.Value == f.doc.Value && whole.Holds(f.reads) {
+					return // still bare: its first evaluation holds
+				}
+				if eng.HasUserPolicies() {
+					f.doc = d
+				}
+				errs[again[k]] = b.add(ctx, f, d)
+			}, func() {
+				_ = l.Close()
+				if err := b.flush(ctx); err != nil {
+					mu.Lock()
+					batchErrs = append(batchErrs, err)
+					mu.Unlock()
+				}
+			}, nil
 	})
 	if err == nil {
-		err = errors.Join(errs...)
+		err = errors.Join(append(errs, batchErrs...)...)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -3,20 +3,22 @@
 // an Error with a position and the rest of the file is still loaded.
 package loader
 
-// Kind names a file kind and its loader.
-type Kind string
+import "github.com/buildgate/buildgate/kind"
+
+// Kind names a file kind and its loader (package kind holds the list).
+type Kind = kind.Kind
 
 // The file kinds buildgate loads.
 const (
-	KindDockerfile   Kind = "dockerfile"
-	KindHCL          Kind = "hcl"
-	KindRequirements Kind = "requirements"
-	KindShell        Kind = "shell"
-	KindPipeline     Kind = "pipeline"
+	KindDockerfile   = kind.Dockerfile
+	KindHCL          = kind.HCL
+	KindRequirements = kind.Requirements
+	KindShell        = kind.Shell
+	KindPipeline     = kind.Pipeline
 )
 
 // Kinds lists every kind in a stable order.
-var Kinds = []Kind{KindDockerfile, KindHCL, KindRequirements, KindShell, KindPipeline}
+var Kinds = kind.All
 
 // Document is what a loader produces for one file. Implementations are plain
 // structs whose JSON field order is the documented key order.

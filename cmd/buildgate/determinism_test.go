@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +29,9 @@ func runEnv(t *testing.T, dir string, env []string, args ...string) result {
 }
 
 // The same input gives byte-identical output in every format, across runs
-// and GOMAXPROCS values (files are loaded and converted in parallel).
+// and GOMAXPROCS values (files are loaded and converted in parallel). Each
+// run writes every format at once (text on standard output, the others to
+// files), so four runs a tree check six formats.
 func TestDeterministicOutput(t *testing.T) {
 	t.Parallel()
 	dirs := []string{mustAbs(t, "../../testdata/vllm-rocm/before")}
@@ -37,18 +40,31 @@ func TestDeterministicOutput(t *testing.T) {
 			dirs = append(dirs, latest)
 		}
 	}
+	formats := []string{"json", "sarif", "github", "junit", "markdown"}
 	for _, dir := range dirs {
-		for _, format := range []string{"text", "json", "sarif", "github", "junit", "markdown"} {
-			var first result
-			for i, procs := range []string{"1", "4", "1", "2"} {
-				r := runEnv(t, dir, []string{"GOMAXPROCS=" + procs}, "lint", "--root", ".", "--format", format)
-				r.stdout = junitTime.ReplaceAllString(r.stdout, `time="T"`)
-				if i == 0 {
-					first = r
-					continue
+		var first map[string]string
+		for i, procs := range []string{"1", "4", "1", "2"} {
+			out := t.TempDir()
+			args := []string{"lint", "--root", ".", "--format", "text"}
+			for _, f := range formats {
+				args = append(args, "--format", f+"="+filepath.Join(out, f))
+			}
+			r := runEnv(t, dir, []string{"GOMAXPROCS=" + procs}, args...)
+			got := map[string]string{"text": r.stdout, "exit": fmt.Sprint(r.code)}
+			for _, f := range formats {
+				b, err := os.ReadFile(filepath.Join(out, f))
+				if err != nil {
+					t.Fatalf("%s: --format %s wrote nothing: %v\n%s", dir, f, err, r.stderr)
 				}
-				if r.stdout != first.stdout || r.code != first.code {
-					t.Errorf("%s, --format %s: output with GOMAXPROCS=%s differs from GOMAXPROCS=1", dir, format, procs)
+				got[f] = junitTime.ReplaceAllString(string(b), `time="T"`)
+			}
+			if i == 0 {
+				first = got
+				continue
+			}
+			for k, v := range got {
+				if v != first[k] {
+					t.Errorf("%s, %s: output with GOMAXPROCS=%s differs from GOMAXPROCS=1", dir, k, procs)
 				}
 			}
 		}

@@ -51,12 +51,9 @@ table(path, dflt) := v if {
 # document at once (policy tests), never from each file's.
 per_file if input.scope == "file"
 
-# kinds are the document kinds.
-kinds := {"dockerfile", "hcl", "requirements", "shell", "pipeline"}
-
 # documents_by_kind is computed once per evaluation (a rule, not a
 # function): helpers ask for documents of a kind many times.
-documents_by_kind := {k: [d | some d in input.documents; d.kind == k] | some k in kinds}
+documents_by_kind := {k: [d | some d in input.documents; d.kind == k] | some e in input.documents; k := e.kind}
 
 # scripts are the shell scripts policies look into: every shell document,
 # the body of every shell-form RUN of every Dockerfile and every command
