@@ -78,23 +78,41 @@ func Resolve(ctx context.Context, changes []*Change, files []string, read func(s
 	if len(u.needles) == 0 {
 		return nil
 	}
+	r := &resolver{u: u, changes: changes, named: map[string]mentions{}, index: map[Name][]string{}}
+	known, err := r.readAll(ctx, files, read)
+	if err != nil || !known {
+		return err
+	}
+	return r.settle(ctx)
+}
+
+// resolver is Resolve's state: who names what, as the files are with the
+// changes that stand.
+type resolver struct {
+	u       *universe
+	changes []*Change
+	named   map[string]mentions // by path: the names it names, each with its first line
+	index   map[Name][]string   // by name: the paths that name it
+}
+
+// readAll reads every file once, a changed one as its change leaves it,
+// and records what each names. It reports false where a file cannot be
+// told (it could not be read, or not within bounds): every change with
+// names to check is then refused, and there is nothing more to decide.
+func (r *resolver) readAll(ctx context.Context, files []string, read func(string) ([]byte, error)) (bool, error) {
 	byPath := map[string]*Change{}
-	for _, c := range changes {
+	for _, c := range r.changes {
 		byPath[c.Path] = c
 	}
 	all := append([]string(nil), files...)
-	for _, c := range changes {
+	for _, c := range r.changes {
 		all = append(all, c.Path)
 	}
 	sort.Strings(all)
 	all = compactStrings(all)
-	// who names what, as the files are now.
-	named := map[string]mentions{}
-	index := map[Name][]string{}
-	refuse := func(c *Change, why string) { c.Refused = why }
 	for _, p := range all {
 		if err := ctx.Err(); err != nil {
-			return err
+			return false, err
 		}
 		var text []byte
 		if c, ok := byPath[p]; ok {
@@ -105,74 +123,94 @@ func Resolve(ctx context.Context, changes []*Change, files []string, read func(s
 				continue
 			}
 			if err != nil {
-				for _, c := range changes {
-					if len(c.Gone) > 0 && c.Refused == "" {
-						refuse(c, fmt.Sprintf("%s could not be read (%v), so what it names is unknown; fix it by hand", p, err))
-					}
-				}
-				return nil
+				// No change is p's own: it was read from the tree.
+				r.refuseUnknown(p, fmt.Sprintf("%s could not be read (%v), so what it names is unknown; fix it by hand", p, err))
+				return false, nil
 			}
 			text = t
 		}
-		m, err := u.namesIn(p, text)
+		m, err := r.u.namesIn(p, text)
 		if err != nil {
-			for _, c := range changes {
-				if len(c.Gone) > 0 && c.Refused == "" && c.Path != p {
-					refuse(c, fmt.Sprintf("%s %v, so what it names is unknown; fix it by hand", p, err))
-				}
-			}
-			return nil
+			r.refuseUnknown(p, fmt.Sprintf("%s %v, so what it names is unknown; fix it by hand", p, err))
+			return false, nil
 		}
-		named[p] = m
+		r.named[p] = m
 		for n := range m {
-			index[n] = append(index[n], p)
+			r.index[n] = append(r.index[n], p)
 		}
 	}
-	check := func(c *Change) bool {
-		for _, n := range c.Gone {
-			for _, p := range index[n] {
-				if p != c.Path {
-					refuse(c, fmt.Sprintf("%s would still name the %s (line %d) once fixed; fix them together by hand", p, n, named[p][n]))
-					return true
-				}
-			}
+	return true, nil
+}
+
+// refuseUnknown refuses every change with names to check but p's own:
+// what p names cannot be told, so it may name any of them.
+func (r *resolver) refuseUnknown(p, why string) {
+	for _, c := range r.changes {
+		if len(c.Gone) > 0 && c.Refused == "" && c.Path != p {
+			c.Refused = why
 		}
-		return false
 	}
-	work := append([]*Change(nil), changes...)
+}
+
+// settle refuses the changes whose names another file still names, and
+// looks again at the changes a refusal can refuse in turn, until none is.
+func (r *resolver) settle(ctx context.Context) error {
+	work := append([]*Change(nil), r.changes...)
 	for len(work) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		c := work[0]
 		work = work[1:]
-		if c.Refused != "" || len(c.Gone) == 0 || !check(c) {
+		if c.Refused != "" || len(c.Gone) == 0 || !r.check(c) {
 			continue
 		}
-		// Its file keeps its old text: what that names counts now.
-		m, err := u.namesIn(c.Path, c.Old)
-		if err != nil {
-			m = nil
-		}
-		for n := range m {
-			if _, had := named[c.Path][n]; !had {
-				index[n] = append(index[n], c.Path)
-			}
-		}
-		named[c.Path] = m
-		for _, d := range changes {
-			if d.Refused != "" || d == c {
-				continue
-			}
-			for _, n := range d.Gone {
-				if _, ok := m[n]; ok {
-					work = append(work, d)
-					break
-				}
+		work = append(work, r.keepOld(c)...)
+	}
+	return nil
+}
+
+// check refuses a change one of whose names another file names, and
+// reports whether it did.
+func (r *resolver) check(c *Change) bool {
+	for _, n := range c.Gone {
+		for _, p := range r.index[n] {
+			if p != c.Path {
+				c.Refused = fmt.Sprintf("%s would still name the %s (line %d) once fixed; fix them together by hand", p, n, r.named[p][n])
+				return true
 			}
 		}
 	}
-	return nil
+	return false
+}
+
+// keepOld records that a refused change's file keeps its old text (what
+// that names counts now) and returns the changes that stand which remove
+// a name it names: they are to be looked at again.
+func (r *resolver) keepOld(c *Change) []*Change {
+	m, err := r.u.namesIn(c.Path, c.Old)
+	if err != nil {
+		m = nil
+	}
+	for n := range m {
+		if _, had := r.named[c.Path][n]; !had {
+			r.index[n] = append(r.index[n], c.Path)
+		}
+	}
+	r.named[c.Path] = m
+	var again []*Change
+	for _, d := range r.changes {
+		if d.Refused != "" || d == c {
+			continue
+		}
+		for _, n := range d.Gone {
+			if _, ok := m[n]; ok {
+				again = append(again, d)
+				break
+			}
+		}
+	}
+	return again
 }
 
 func compactStrings(s []string) []string {

@@ -192,47 +192,7 @@ func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string 
 	}
 	switch {
 	case ins.Cmd == "arg":
-		n := 0
-		for _, a := range ins.ArgDefs {
-			if p.onDef(a) {
-				n++
-			}
-		}
-		if n > 0 && n < len(ins.ArgDefs) && ins.Pos.Line == ins.Pos.EndLine {
-			// One key of several: that key goes, with the space after it
-			// (before it, for the last).
-			var names []string
-			for _, a := range ins.ArgDefs {
-				if !p.onDef(a) {
-					continue
-				}
-				s, e, err := Offsets(p.src, a.Pos)
-				if err != nil {
-					return nil
-				}
-				if e2 := skipBlank(p.src, e); e2 > e && e2 < len(p.src) && p.src[e2] != '\n' && p.src[e2] != '\r' {
-					e = e2
-				} else {
-					for s > 0 && (p.src[s-1] == ' ' || p.src[s-1] == '\t') {
-						s--
-					}
-				}
-				p.inline = append(p.inline, Edit{Start: s, End: e})
-				p.answerRange(s, e)
-				names = append(names, a.Name)
-			}
-			return names
-		}
-		if n > 0 && n == len(ins.ArgDefs) {
-			cut.remove(ins.Pos.Line, ins.Pos.EndLine)
-			p.answer(ins.Pos, "")
-			names := make([]string, 0, n)
-			for _, a := range ins.ArgDefs {
-				names = append(names, a.Name)
-			}
-			return names
-		}
-		p.answer(ins.Pos, "the ARG declares names outside the source build too; remove its source-build names by hand")
+		return p.argInstruction(cut, ins)
 	case ins.Cmd == "env" && len(ins.Env) == 1 && p.onKey(ins.Env[0]):
 		// Only the switch itself (ENV BUILD_MOONCAKE=1), not an ENV whose
 		// value merely mentions the source build.
@@ -249,33 +209,95 @@ func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string 
 		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
 		p.answer(ins.Pos, "")
 	case ins.Cmd == "run" && p.mountsRemoved(ins):
-		if p.onlyInstallsMounts(ins) {
-			cut.remove(ins.Pos.Line, ins.Pos.EndLine)
-			p.answer(ins.Pos, "")
-			return nil
-		}
-		if !p.usesMounts(ins) {
-			// The commands do not use what the removed stage gave: only
-			// the --mount flags go.
-			for _, m := range ins.Mounts {
-				if !p.removed[strings.ToLower(m.From)] {
-					continue
-				}
-				s, e, err := Offsets(p.src, m.Pos)
-				if err != nil {
-					return nil
-				}
-				e = skipContinued(p.src, e)
-				p.inline = append(p.inline, Edit{Start: s, End: e})
-				p.answerRange(s, e)
-			}
-			return nil
-		}
-		p.answer(ins.Pos, "the RUN does more than install what the removed stage built; remove its --mount and the commands that use it by hand")
+		p.runInstruction(cut, ins)
 	default:
 		p.answer(ins.Pos, "no whole instruction of the source build to remove here; change it by hand")
 	}
 	return nil
+}
+
+// argInstruction plans an ARG a finding names and returns the names it
+// removes: the whole instruction when every name it declares is the
+// source build's, only those keys when it declares others too on a line
+// of its own; otherwise nothing (it is declined).
+func (p *dockerPlan) argInstruction(cut *lineCut, ins loader.Instruction) []string {
+	n := 0
+	for _, a := range ins.ArgDefs {
+		if p.onDef(a) {
+			n++
+		}
+	}
+	if n > 0 && n < len(ins.ArgDefs) && ins.Pos.Line == ins.Pos.EndLine {
+		return p.argKeys(ins)
+	}
+	if n > 0 && n == len(ins.ArgDefs) {
+		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
+		p.answer(ins.Pos, "")
+		names := make([]string, 0, n)
+		for _, a := range ins.ArgDefs {
+			names = append(names, a.Name)
+		}
+		return names
+	}
+	p.answer(ins.Pos, "the ARG declares names outside the source build too; remove its source-build names by hand")
+	return nil
+}
+
+// argKeys removes, from a one-line ARG that declares other names too, the
+// keys a finding names: each goes with the space after it (before it, for
+// the last). It returns their names, or nil where a key's position does
+// not fit the file.
+func (p *dockerPlan) argKeys(ins loader.Instruction) []string {
+	var names []string
+	for _, a := range ins.ArgDefs {
+		if !p.onDef(a) {
+			continue
+		}
+		s, e, err := Offsets(p.src, a.Pos)
+		if err != nil {
+			return nil
+		}
+		if e2 := skipBlank(p.src, e); e2 > e && e2 < len(p.src) && p.src[e2] != '\n' && p.src[e2] != '\r' {
+			e = e2
+		} else {
+			for s > 0 && (p.src[s-1] == ' ' || p.src[s-1] == '\t') {
+				s--
+			}
+		}
+		p.inline = append(p.inline, Edit{Start: s, End: e})
+		p.answerRange(s, e)
+		names = append(names, a.Name)
+	}
+	return names
+}
+
+// runInstruction plans a RUN that mounts a removed stage: it goes whole
+// when it only installs what the mounts give; only its --mount flags go
+// when its commands do not use them; otherwise it is declined.
+func (p *dockerPlan) runInstruction(cut *lineCut, ins loader.Instruction) {
+	if p.onlyInstallsMounts(ins) {
+		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
+		p.answer(ins.Pos, "")
+		return
+	}
+	if !p.usesMounts(ins) {
+		// The commands do not use what the removed stage gave: only
+		// the --mount flags go.
+		for _, m := range ins.Mounts {
+			if !p.removed[strings.ToLower(m.From)] {
+				continue
+			}
+			s, e, err := Offsets(p.src, m.Pos)
+			if err != nil {
+				return
+			}
+			e = skipContinued(p.src, e)
+			p.inline = append(p.inline, Edit{Start: s, End: e})
+			p.answerRange(s, e)
+		}
+		return
+	}
+	p.answer(ins.Pos, "the RUN does more than install what the removed stage built; remove its --mount and the commands that use it by hand")
 }
 
 // answerRange marks the findings starting in src[s:e] as fixed.

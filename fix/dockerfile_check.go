@@ -30,8 +30,43 @@ func checkDockerfile(path string, src []byte, removed map[string]bool, args []st
 	for _, a := range doc.GlobalArgs {
 		declared[a.Name] = true
 	}
-	// An ARG whose default names a removed stage: FROM ${ARG} and
-	// --from=${ARG} expand it, and the stage is gone.
+	if err := defaultsNameRemoved(doc, removed); err != nil {
+		return err
+	}
+	removedArg := map[string]bool{}
+	for _, a := range args {
+		removedArg[a] = true
+	}
+	var all []loader.Instruction
+	all = append(all, doc.Preamble...)
+	for _, st := range doc.Stages {
+		if removed[strings.ToLower(st.Base.Text)] {
+			return fmt.Errorf("build stage %q FROM the removed stage %q", st.Name, st.Base.Text)
+		}
+		all = append(all, st.Instructions...)
+	}
+	for _, ins := range all {
+		for _, a := range ins.ArgDefs {
+			declared[a.Name] = true
+			// A stage's bare ARG takes the global default the fix removed:
+			// the value would silently become empty.
+			if a.Default == nil && removedArg[a.Name] && !globalDeclared(doc, a.Name) {
+				return fmt.Errorf("leave a bare ARG %s (line %d) whose value came from a removed declaration (a global default or a build argument)", a.Name, ins.Pos.Line)
+			}
+		}
+		for _, e := range ins.Env {
+			declared[e.Key] = true
+		}
+		if err := fromRemoved(ins, removed); err != nil {
+			return err
+		}
+	}
+	return expandsRemovedArg(all, args, declared)
+}
+
+// defaultsNameRemoved finds an ARG whose default names a removed stage:
+// FROM ${ARG} and --from=${ARG} expand it, and the stage is gone.
+func defaultsNameRemoved(doc *loader.DockerfileDocument, removed map[string]bool) error {
 	var defaults []loader.ArgDef
 	defaults = append(defaults, doc.GlobalArgs...)
 	for _, ins := range doc.Preamble {
@@ -52,50 +87,42 @@ func checkDockerfile(path string, src []byte, removed map[string]bool, args []st
 			}
 		}
 	}
-	removedArg := map[string]bool{}
-	for _, a := range args {
-		removedArg[a] = true
+	return nil
+}
+
+// fromRemoved finds what an instruction takes from a stage the fix
+// removed: a COPY --from or a mount of it by name, or any by number when
+// a stage goes (removing one may shift what the number means).
+func fromRemoved(ins loader.Instruction, removed map[string]bool) error {
+	if len(removed) > 0 && stageNumber(copyFrom(ins)) {
+		return fmt.Errorf("shift what --from=%s names (a stage is removed before or at it; line %d)", copyFrom(ins), ins.Pos.Line)
 	}
-	var all []loader.Instruction
-	all = append(all, doc.Preamble...)
-	for _, st := range doc.Stages {
-		if removed[strings.ToLower(st.Base.Text)] {
-			return fmt.Errorf("build stage %q FROM the removed stage %q", st.Name, st.Base.Text)
-		}
-		all = append(all, st.Instructions...)
-	}
-	numbered := func(from string) bool {
-		return from != "" && strings.Trim(from, "0123456789") == ""
-	}
-	for _, ins := range all {
-		for _, a := range ins.ArgDefs {
-			declared[a.Name] = true
-			// A stage's bare ARG takes the global default the fix removed:
-			// the value would silently become empty.
-			if a.Default == nil && removedArg[a.Name] && !globalDeclared(doc, a.Name) {
-				return fmt.Errorf("leave a bare ARG %s (line %d) whose value came from a removed declaration (a global default or a build argument)", a.Name, ins.Pos.Line)
-			}
-		}
-		for _, e := range ins.Env {
-			declared[e.Key] = true
-		}
-		if len(removed) > 0 && numbered(copyFrom(ins)) {
-			return fmt.Errorf("shift what --from=%s names (a stage is removed before or at it; line %d)", copyFrom(ins), ins.Pos.Line)
-		}
-		for _, m := range ins.Mounts {
-			if len(removed) > 0 && numbered(m.From) {
-				return fmt.Errorf("shift what from=%s names (a stage is removed before or at it; line %d)", m.From, ins.Pos.Line)
-			}
-		}
-		if from := copyFrom(ins); removed[strings.ToLower(from)] {
-			return fmt.Errorf("copy from the removed stage %q (line %d)", from, ins.Pos.Line)
-		}
-		for _, m := range ins.Mounts {
-			if removed[strings.ToLower(m.From)] {
-				return fmt.Errorf("mount the removed stage %q (line %d)", m.From, ins.Pos.Line)
-			}
+	for _, m := range ins.Mounts {
+		if len(removed) > 0 && stageNumber(m.From) {
+			return fmt.Errorf("shift what from=%s names (a stage is removed before or at it; line %d)", m.From, ins.Pos.Line)
 		}
 	}
+	if from := copyFrom(ins); removed[strings.ToLower(from)] {
+		return fmt.Errorf("copy from the removed stage %q (line %d)", from, ins.Pos.Line)
+	}
+	for _, m := range ins.Mounts {
+		if removed[strings.ToLower(m.From)] {
+			return fmt.Errorf("mount the removed stage %q (line %d)", m.From, ins.Pos.Line)
+		}
+	}
+	return nil
+}
+
+// stageNumber reports whether a --from or from= names a stage by its
+// number.
+func stageNumber(from string) bool {
+	return from != "" && strings.Trim(from, "0123456789") == ""
+}
+
+// expandsRemovedArg finds a removed ARG (args, which it sorts) that an
+// instruction or its heredocs still expand where no ARG or ENV of the
+// fixed file declares it.
+func expandsRemovedArg(all []loader.Instruction, args []string, declared map[string]bool) error {
 	sort.Strings(args)
 	for _, ins := range all {
 		text := ins.Original

@@ -133,72 +133,92 @@ func falseWhenUnset(cond *syntax.Stmt, switches map[string]bool) bool {
 	if cond.Negated || len(cond.Redirs) > 0 {
 		return false
 	}
-	quoted := func(w *syntax.Word) bool {
-		if len(w.Parts) != 1 {
-			return false
-		}
-		_, ok := w.Parts[0].(*syntax.DblQuoted)
-		return ok
-	}
-	noGlob := func(w *syntax.Word) bool { return !strings.ContainsAny(w.Lit(), "*?[]") }
-	isSwitch := func(w *syntax.Word) bool {
-		var parts []syntax.WordPart
-		if len(w.Parts) == 1 {
-			if dq, ok := w.Parts[0].(*syntax.DblQuoted); ok {
-				parts = dq.Parts
-			} else {
-				parts = w.Parts
-			}
-		}
-		if len(parts) != 1 {
-			return false
-		}
-		pe, ok := parts[0].(*syntax.ParamExp)
-		return ok && pe.Param != nil && switches[pe.Param.Value] && pe.Exp == nil && pe.Index == nil && !pe.Excl && !pe.Length
-	}
-	nonEmpty := func(w *syntax.Word) bool {
-		if !literalWord(w) || emptyWord(w) {
-			return false
-		}
-		return true
-	}
 	switch c := cond.Cmd.(type) {
 	case *syntax.TestClause:
-		switch x := c.X.(type) {
-		case *syntax.BinaryTest:
-			l, lok := x.X.(*syntax.Word)
-			r, rok := x.Y.(*syntax.Word)
-			// [[ $X == 1 ]]: the right side is a pattern, so no glob.
-			return lok && rok && (x.Op == syntax.TsMatchShort || x.Op == syntax.TsMatch) && isSwitch(l) && nonEmpty(r) && noGlob(r)
-		case *syntax.UnaryTest:
-			w, ok := x.X.(*syntax.Word)
-			return ok && x.Op == syntax.TsNempStr && isSwitch(w)
-		}
+		return falseWhenUnsetTest(c, switches)
 	case *syntax.CallExpr:
-		a := c.Args
-		if len(c.Assigns) > 0 || len(a) == 0 {
-			return false
-		}
-		switch a[0].Lit() {
-		case "[":
-			if a[len(a)-1].Lit() != "]" {
-				return false
-			}
-			a = a[1 : len(a)-1]
-		case "test":
-			a = a[1:]
-		default:
-			return false
-		}
-		switch {
-		case len(a) == 3 && (a[1].Lit() == "=" || a[1].Lit() == "=="):
-			return isSwitch(a[0]) && nonEmpty(a[2])
-		case len(a) == 2 && a[0].Lit() == "-n":
-			// [ -n $X ] unquoted is [ -n ] when X is empty: true.
-			return isSwitch(a[1]) && quoted(a[1])
-		}
+		return falseWhenUnsetCommand(c, switches)
 	}
 	return false
+}
+
+// falseWhenUnsetTest is falseWhenUnset for bash's [[ … ]]:
+// `[[ $X == 1 ]]` (the right side a pattern without a glob) or
+// `[[ -n $X ]]`, where the switch needs no quotes.
+func falseWhenUnsetTest(c *syntax.TestClause, switches map[string]bool) bool {
+	switch x := c.X.(type) {
+	case *syntax.BinaryTest:
+		l, lok := x.X.(*syntax.Word)
+		r, rok := x.Y.(*syntax.Word)
+		// [[ $X == 1 ]]: the right side is a pattern, so no glob.
+		return lok && rok && (x.Op == syntax.TsMatchShort || x.Op == syntax.TsMatch) && switchWord(l, switches) && nonEmptyLiteral(r) && !strings.ContainsAny(r.Lit(), "*?[]")
+	case *syntax.UnaryTest:
+		w, ok := x.X.(*syntax.Word)
+		return ok && x.Op == syntax.TsNempStr && switchWord(w, switches)
+	}
+	return false
+}
+
+// falseWhenUnsetCommand is falseWhenUnset for the test command, `[ … ]`
+// or `test …`: `[ "$X" = 1 ]`, or `[ -n "$X" ]` with the switch quoted.
+func falseWhenUnsetCommand(c *syntax.CallExpr, switches map[string]bool) bool {
+	a := c.Args
+	if len(c.Assigns) > 0 || len(a) == 0 {
+		return false
+	}
+	switch a[0].Lit() {
+	case "[":
+		if a[len(a)-1].Lit() != "]" {
+			return false
+		}
+		a = a[1 : len(a)-1]
+	case "test":
+		a = a[1:]
+	default:
+		return false
+	}
+	switch {
+	case len(a) == 3 && (a[1].Lit() == "=" || a[1].Lit() == "=="):
+		return switchWord(a[0], switches) && nonEmptyLiteral(a[2])
+	case len(a) == 2 && a[0].Lit() == "-n":
+		// [ -n $X ] unquoted is [ -n ] when X is empty: true.
+		return switchWord(a[1], switches) && doubleQuoted(a[1])
+	}
+	return false
+}
+
+// switchWord reports whether a word is a plain expansion of a switch, $X,
+// ${X} or "$X" (no default, index, indirection or length), which expands
+// to nothing once the switch is gone.
+func switchWord(w *syntax.Word, switches map[string]bool) bool {
+	var parts []syntax.WordPart
+	if len(w.Parts) == 1 {
+		if dq, ok := w.Parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		} else {
+			parts = w.Parts
+		}
+	}
+	if len(parts) != 1 {
+		return false
+	}
+	pe, ok := parts[0].(*syntax.ParamExp)
+	return ok && pe.Param != nil && switches[pe.Param.Value] && pe.Exp == nil && pe.Index == nil && !pe.Excl && !pe.Length
+}
+
+// doubleQuoted reports whether a word is one double-quoted string.
+func doubleQuoted(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	_, ok := w.Parts[0].(*syntax.DblQuoted)
+	return ok
+}
+
+// nonEmptyLiteral reports whether a word is a literal that is not empty:
+// what an empty switch never equals.
+func nonEmptyLiteral(w *syntax.Word) bool {
+	return literalWord(w) && !emptyWord(w)
 }
 
 // posixShell reports whether a SHELL's program is sh, bash or dash.

@@ -80,7 +80,22 @@ func (c *lineCut) remove(from, to int) {
 //     start or end of the file), one goes, so blank lines do not pile up.
 //
 // Comments in a paragraph that keeps a line stay: they may describe it.
+// The passes run in this order: a paragraph's comments go before the
+// headings are looked for, and the seams are those of the final cut.
 func (c *lineCut) tidy() {
+	c.tidyParagraphs()
+	c.tidyHeadings()
+	// Seams: two blank lines that a cut brings together (or a blank line it
+	// brings to the start or the end of the file) become one; repeated,
+	// since each cut line can bring the next blank line up.
+	for changed := true; changed; {
+		changed = c.closeSeams()
+	}
+}
+
+// tidyParagraphs cuts the comments of each paragraph that loses every
+// line that is not a comment.
+func (c *lineCut) tidyParagraphs() {
 	n := c.lines()
 	for start := 1; start <= n; {
 		if c.blank(start) {
@@ -91,29 +106,36 @@ func (c *lineCut) tidy() {
 		for end+1 <= n && !c.blank(end+1) {
 			end++
 		}
-		anyCut, allCut, lastCut := false, true, 0
-		for l := start; l <= end; l++ {
-			switch {
-			case c.cut[l]:
-				anyCut, lastCut = true, l
-			case !c.isComment(l) || c.keep[l]:
-				allCut = false
-			}
-		}
-		if anyCut && allCut {
+		if lastCut, goes := c.paragraphGoes(start, end); goes {
 			// Comments after the last cut line stay: they may be about
 			// what follows the paragraph.
-			for l := start; l <= lastCut; l++ {
-				if !c.keep[l] {
-					c.cut[l] = true
-				}
-			}
+			c.cutUnkept(start, lastCut)
 		}
 		start = end + 1
 	}
-	// A block of comments right above lines that are all cut, up to the
-	// next blank line (comments between them aside), heads them: it goes
-	// with them. One that also heads a line that stays stays.
+}
+
+// paragraphGoes reports whether the paragraph start..end loses some line
+// and every line that is not a comment (a comment that is never cut counts
+// as a line that stays), and which line is the last one cut.
+func (c *lineCut) paragraphGoes(start, end int) (lastCut int, goes bool) {
+	anyCut, allCut := false, true
+	for l := start; l <= end; l++ {
+		switch {
+		case c.cut[l]:
+			anyCut, lastCut = true, l
+		case !c.isComment(l) || c.keep[l]:
+			allCut = false
+		}
+	}
+	return lastCut, anyCut && allCut
+}
+
+// tidyHeadings cuts a block of comments right above lines that are all
+// cut, up to the next blank line (comments between them aside): it heads
+// them and goes with them. One that also heads a line that stays stays.
+func (c *lineCut) tidyHeadings() {
+	n := c.lines()
 	for start := 1; start <= n; {
 		if !c.isComment(start) || c.cut[start] {
 			start++
@@ -123,47 +145,62 @@ func (c *lineCut) tidy() {
 		for end+1 <= n && c.isComment(end+1) && !c.cut[end+1] {
 			end++
 		}
-		body, allCut := 0, true
-		for l := end + 1; l <= n && !c.blank(l); l++ {
-			if c.isComment(l) && !c.cut[l] {
-				continue
-			}
-			body++
-			allCut = allCut && c.cut[l]
-		}
-		if body > 0 && allCut {
-			for l := start; l <= end; l++ {
-				if !c.keep[l] {
-					c.cut[l] = true
-				}
-			}
+		if c.headsOnlyCut(end + 1) {
+			c.cutUnkept(start, end)
 		}
 		start = end + 1
 	}
-	// Seams: two blank lines that a cut brings together (or a blank line it
-	// brings to the start or the end of the file) become one; repeated,
-	// since each cut line can bring the next blank line up.
-	for changed := true; changed; {
-		changed = false
-		prev, cutSince := 0, false // the last kept line, and whether lines were cut after it
-		for l := 1; l <= n; l++ {
-			if c.cut[l] {
-				cutSince = true
-				continue
-			}
-			if cutSince && c.blank(l) && !c.keep[l] && (prev == 0 || c.blank(prev) || c.opens(prev)) {
-				c.cut[l], changed = true, true
-				continue
-			}
-			if cutSince && prev > 0 && c.blank(prev) && !c.keep[prev] && c.closes(l) {
-				c.cut[prev], changed = true, true
-			}
-			prev, cutSince = l, false
+}
+
+// headsOnlyCut reports whether the lines from line from to the next blank
+// line (comments that stay aside) are at least one and all cut: a block
+// of comments right above them heads only what goes.
+func (c *lineCut) headsOnlyCut(from int) bool {
+	body, allCut := 0, true
+	for l := from; l <= c.lines() && !c.blank(l); l++ {
+		if c.isComment(l) && !c.cut[l] {
+			continue
 		}
-		if cutSince && prev > 0 && c.blank(prev) && !c.keep[prev] {
-			c.cut[prev], changed = true, true
+		body++
+		allCut = allCut && c.cut[l]
+	}
+	return body > 0 && allCut
+}
+
+// cutUnkept cuts lines from..to, but those that are never cut.
+func (c *lineCut) cutUnkept(from, to int) {
+	for l := from; l <= to; l++ {
+		if !c.keep[l] {
+			c.cut[l] = true
 		}
 	}
+}
+
+// closeSeams makes one pass over the lines, cutting a blank line where a
+// cut brings it next to another, to the start or the end of the file, or
+// right after a line that opens a block or before one that closes it. It
+// reports whether it cut anything (the next pass may find more).
+func (c *lineCut) closeSeams() bool {
+	changed := false
+	prev, cutSince := 0, false // the last kept line, and whether lines were cut after it
+	for l := 1; l <= c.lines(); l++ {
+		if c.cut[l] {
+			cutSince = true
+			continue
+		}
+		if cutSince && c.blank(l) && !c.keep[l] && (prev == 0 || c.blank(prev) || c.opens(prev)) {
+			c.cut[l], changed = true, true
+			continue
+		}
+		if cutSince && prev > 0 && c.blank(prev) && !c.keep[prev] && c.closes(l) {
+			c.cut[prev], changed = true, true
+		}
+		prev, cutSince = l, false
+	}
+	if cutSince && prev > 0 && c.blank(prev) && !c.keep[prev] {
+		c.cut[prev], changed = true, true
+	}
+	return changed
 }
 
 // closes reports whether line n closes a block (`}`, `fi`, `done`, `esac`,

@@ -171,69 +171,101 @@ func (u *universe) namesIn(p string, text []byte) (mentions, error) {
 	}
 	switch {
 	case strings.HasSuffix(p, ".hcl"):
-		if errs := loader.Parse(loader.KindHCL, p, text).DocErrors(); len(errs) > 0 {
-			return nil, fmt.Errorf("%w: %s", errUnknown, errs[0].Message)
-		}
-		f, diags := hclsyntax.ParseConfig(text, p, hcl.InitialPos)
-		if diags.HasErrors() {
-			return nil, fmt.Errorf("%w: %s", errUnknown, diags.Error())
-		}
-		declared, used := hclRefs(f.Body.(*hclsyntax.Body))
-		for word, line := range used {
-			kind, name, _ := strings.Cut(word, " ")
-			if declared[word] {
-				continue
-			}
-			for _, n := range u.byClass["variable"][name] {
-				if n.hclKind() == kind {
-					m.add(n, line)
-				}
-			}
-			for _, n := range u.byClass["target"][name] {
-				if n.hclKind() == kind || kind == "target" && n.Kind == "group" {
-					m.add(n, line)
-				}
-			}
-		}
-		toks, _ := hclsyntax.LexConfig(text, p, hcl.InitialPos)
-		for k, tok := range toks {
-			// An identifier is a variable, a function or an attribute,
-			// never a stage (BUILD_MOONCAKE = "0"); comments name nothing;
-			// a block's label names the block (variable "BUILD_MOONCAKE"), not
-			// a stage; the structural reading above counted it as a block.
-			if tok.Type == hclsyntax.TokenComment || tok.Type == hclsyntax.TokenIdent {
-				continue
-			}
-			if tok.Type == hclsyntax.TokenQuotedLit && k+2 < len(toks) && toks[k+1].Type == hclsyntax.TokenCQuote &&
-				(toks[k+2].Type == hclsyntax.TokenOBrace || toks[k+2].Type == hclsyntax.TokenOQuote) {
-				// variable "NAME" reads the environment's NAME, which a
-				// script may export.
-				u.variable(m, string(tok.Bytes), tok.Range.Start.Line)
-				continue
-			}
-			// The bake file's own kinds of names counted above; in its
-			// text, a stage (target = "NAME") or an environment variable
-			// (variable "NAME" reads it).
-			u.wordsExcept(m, tok.Bytes, tok.Range.Start.Line)
+		if err := u.hclNames(m, p, text); err != nil {
+			return nil, err
 		}
 	case known && kind == loader.KindShell || !known && shellLike(text):
-		if errs := loader.Parse(loader.KindShell, p, text).DocErrors(); len(errs) > 0 {
-			u.textWords(m, text, false)
-			return m, nil
-		}
-		// The loader read it, so bash's parser does too; should it not,
-		// the text stands in (comments and all: more names, never fewer).
-		if f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(text), p); err == nil {
-			u.allListed = nil
-			u.shellWords(m, f)
-			u.listedAll(m, joinedText(text))
-		} else {
-			u.textWords(m, text, false)
-		}
+		u.scriptNames(m, p, text)
 	default:
 		u.textWords(m, text, strings.HasSuffix(p, ".json"))
 	}
 	return m, nil
+}
+
+// hclNames adds the names a bake file names: its own kinds of names read
+// structurally (used, not declared in the same file), then its tokens as
+// text. A file that does not parse within bounds names anything
+// (errUnknown).
+func (u *universe) hclNames(m mentions, p string, text []byte) error {
+	if errs := loader.Parse(loader.KindHCL, p, text).DocErrors(); len(errs) > 0 {
+		return fmt.Errorf("%w: %s", errUnknown, errs[0].Message)
+	}
+	f, diags := hclsyntax.ParseConfig(text, p, hcl.InitialPos)
+	if diags.HasErrors() {
+		return fmt.Errorf("%w: %s", errUnknown, diags.Error())
+	}
+	u.hclUsed(m, f.Body.(*hclsyntax.Body))
+	toks, _ := hclsyntax.LexConfig(text, p, hcl.InitialPos)
+	u.hclTokens(m, toks)
+	return nil
+}
+
+// hclUsed adds the bake variables, functions, targets and groups a bake
+// file uses and does not declare itself: bake merges the files it loads,
+// so another one's declaration is what they name.
+func (u *universe) hclUsed(m mentions, body *hclsyntax.Body) {
+	declared, used := hclRefs(body)
+	for word, line := range used {
+		kind, name, _ := strings.Cut(word, " ")
+		if declared[word] {
+			continue
+		}
+		for _, n := range u.byClass["variable"][name] {
+			if n.hclKind() == kind {
+				m.add(n, line)
+			}
+		}
+		for _, n := range u.byClass["target"][name] {
+			if n.hclKind() == kind || kind == "target" && n.Kind == "group" {
+				m.add(n, line)
+			}
+		}
+	}
+}
+
+// hclTokens adds what a bake file's tokens name as text: a stage
+// (`target = "NAME"`) or an environment variable (`variable "NAME"` reads
+// it); the file's own kinds of names are hclUsed's.
+func (u *universe) hclTokens(m mentions, toks hclsyntax.Tokens) {
+	for k, tok := range toks {
+		// An identifier is a variable, a function or an attribute,
+		// never a stage (BUILD_MOONCAKE = "0"); comments name nothing;
+		// a block's label names the block (variable "BUILD_MOONCAKE"), not
+		// a stage; the structural reading counted it as a block.
+		if tok.Type == hclsyntax.TokenComment || tok.Type == hclsyntax.TokenIdent {
+			continue
+		}
+		if tok.Type == hclsyntax.TokenQuotedLit && k+2 < len(toks) && toks[k+1].Type == hclsyntax.TokenCQuote &&
+			(toks[k+2].Type == hclsyntax.TokenOBrace || toks[k+2].Type == hclsyntax.TokenOQuote) {
+			// variable "NAME" reads the environment's NAME, which a
+			// script may export.
+			u.variable(m, string(tok.Bytes), tok.Range.Start.Line)
+			continue
+		}
+		// The bake file's own kinds of names counted structurally; in
+		// its text, a stage (target = "NAME") or an environment variable
+		// (variable "NAME" reads it).
+		u.wordsExcept(m, tok.Bytes, tok.Range.Start.Line)
+	}
+}
+
+// scriptNames adds the names a script names, read through its syntax
+// tree (words, quoted strings, heredocs, expansions; not comments). A
+// script the loader does not read is read as text instead.
+func (u *universe) scriptNames(m mentions, p string, text []byte) {
+	if errs := loader.Parse(loader.KindShell, p, text).DocErrors(); len(errs) > 0 {
+		u.textWords(m, text, false)
+		return
+	}
+	// The loader read it, so bash's parser does too; should it not,
+	// the text stands in (comments and all: more names, never fewer).
+	if f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(text), p); err == nil {
+		u.allListed = nil
+		u.shellWords(m, f)
+		u.listedAll(m, joinedText(text))
+	} else {
+		u.textWords(m, text, false)
+	}
 }
 
 // joinedText is text without quotes and line continuations, so that a

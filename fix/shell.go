@@ -248,12 +248,37 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 	if st.Background || st.Negated || st.Coprocess {
 		return false
 	}
-	var words []*syntax.Word
-	var assigns []*syntax.Assign
+	words, assigns, ok := p.recordedParts(st)
+	if !ok {
+		return false
+	}
+	// Nothing it writes (> file) or runs in a substitution may be lost:
+	// only pure commands may run inside $(…).
+	if len(st.Redirs) > 0 || !p.pureSubst(st, 0) {
+		return false
+	}
+	_, decl := st.Cmd.(*syntax.DeclClause)
+	named, other := p.namedAssigns(assigns, decl)
+	for _, w := range words {
+		switch {
+		case len(p.in(w)) > 0:
+			named++
+		case literalWord(w) && (strings.HasPrefix(w.Lit(), "-") || strings.Contains(w.Lit(), "%")):
+		default:
+			other++
+		}
+	}
+	return named > 0 && other == 0
+}
+
+// recordedParts are the arguments (its name aside) and the assignments
+// of a command that only records or prints them, for removable to weigh;
+// not ok for a command that does more.
+func (p *shPlan) recordedParts(st *syntax.Stmt) (words []*syntax.Word, assigns []*syntax.Assign, ok bool) {
 	switch c := st.Cmd.(type) {
 	case *syntax.CallExpr:
 		if len(c.Args) > 0 && len(c.Assigns) > 0 {
-			return false // the assignments are the command's environment
+			return nil, nil, false // the assignments are the command's environment
 		}
 		// Only a command that records or prints (echo, printf, a function
 		// of the script such as metadata_pair that only does so): another
@@ -263,7 +288,7 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 			name := c.Args[0].Lit()
 			records := name == "echo" || name == "printf" || p.funcs[name] && p.recordsOnly(name, 0)
 			if !records {
-				return false
+				return nil, nil, false
 			}
 		}
 		assigns = c.Assigns
@@ -273,13 +298,12 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 	case *syntax.DeclClause:
 		assigns = c.Args
 	}
-	// Nothing it writes (> file) or runs in a substitution may be lost:
-	// only pure commands may run inside $(…).
-	if len(st.Redirs) > 0 || !p.pureSubst(st, 0) {
-		return false
-	}
-	_, decl := st.Cmd.(*syntax.DeclClause)
-	named, other := 0, 0
+	return words, assigns, true
+}
+
+// namedAssigns counts the assignments (of a declaration, decl) that
+// concern only the source build and those that do not.
+func (p *shPlan) namedAssigns(assigns []*syntax.Assign, decl bool) (named, other int) {
 	for _, a := range assigns {
 		switch {
 		case decl && a.Name != nil && p.vars[p.fn+"\x00"+a.Name.Value] && (a.Value == nil || emptyWord(a.Value)):
@@ -293,16 +317,7 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 			other++
 		}
 	}
-	for _, w := range words {
-		switch {
-		case len(p.in(w)) > 0:
-			named++
-		case literalWord(w) && (strings.HasPrefix(w.Lit(), "-") || strings.Contains(w.Lit(), "%")):
-		default:
-			other++
-		}
-	}
-	return named > 0 && other == 0
+	return named, other
 }
 
 // listValue reports whether an assignment's value is a literal of several

@@ -176,79 +176,12 @@ func checkShell(path string, src []byte, removed map[string]map[string]bool) ([]
 	if err != nil {
 		return nil, fmt.Errorf("not parse (%w)", err)
 	}
-	var prefixes []string // ${!PREFIX@} and ${!PREFIX*}
-	sources := ""         // the first file the script sources
-	// Assignments and reads by function ("" for the top and everything
-	// outside functions).
-	sets := map[string]map[string]bool{}
-	type read struct {
-		name string
-		line uint
-	}
-	reads := map[string][]read{}
-	var walk func(n syntax.Node, fn string)
-	walk = func(n syntax.Node, fn string) {
-		syntax.Walk(n, func(m syntax.Node) bool {
-			switch x := m.(type) {
-			case *syntax.FuncDecl:
-				if m != n {
-					walk(x, x.Name.Value)
-					return false
-				}
-			case *syntax.Assign:
-				if x.Name != nil && !x.Naked {
-					if sets[fn] == nil {
-						sets[fn] = map[string]bool{}
-					}
-					sets[fn][x.Name.Value] = true
-				}
-			case *syntax.ParamExp:
-				if x.Param != nil {
-					reads[fn] = append(reads[fn], read{x.Param.Value, x.Pos().Line()})
-					if x.Excl && x.Names != 0 {
-						prefixes = append(prefixes, x.Param.Value)
-					}
-				}
-			case *syntax.CallExpr:
-				if len(x.Args) > 1 && sources == "" {
-					if c := x.Args[0].Lit(); c == "source" || c == "." {
-						sources = fmt.Sprintf("%s (line %d)", literalText(x.Args[1]), x.Pos().Line())
-					}
-				}
-			case *syntax.ArithmExp, *syntax.ArithmCmd:
-				syntax.Walk(x, func(a syntax.Node) bool {
-					if w, ok := a.(*syntax.Word); ok {
-						if lit := w.Lit(); lit != "" {
-							reads[fn] = append(reads[fn], read{lit, w.Pos().Line()})
-						}
-					}
-					return true
-				})
-			}
-			return true
-		})
-	}
-	walk(f, "")
-	setAnywhere := map[string]bool{}
-	for _, names := range sets {
-		for n := range names {
-			setAnywhere[n] = true
-		}
-	}
-	removedAnywhere := map[string]bool{}
-	for _, names := range removed {
-		for n := range names {
-			removedAnywhere[n] = true
-		}
-	}
-	for fn, rs := range reads {
-		for _, r := range rs {
-			inFn := fn != "" && removed[fn][r.name] && !sets[fn][r.name]
-			global := removedAnywhere[r.name] && !setAnywhere[r.name]
-			if inFn || global {
-				return nil, fmt.Errorf("read %s, which only a removed command set (line %d)", r.name, r.line)
-			}
-		}
+	uses := &shellUses{sets: map[string]map[string]bool{}, reads: map[string][]shellRead{}}
+	uses.walk(f, "")
+	setAnywhere := anyFunction(uses.sets)
+	removedAnywhere := anyFunction(removed)
+	if err := uses.readsRemoved(removed, setAnywhere, removedAnywhere); err != nil {
+		return nil, err
 	}
 	var gone []string
 	for n := range removedAnywhere {
@@ -260,22 +193,125 @@ func checkShell(path string, src []byte, removed map[string]map[string]bool) ([]
 	if len(gone) == 0 {
 		return nil, nil
 	}
-	if sources != "" {
-		return nil, fmt.Errorf("source %s, which may read %s", sources, gone[0])
+	if uses.sources != "" {
+		return nil, fmt.Errorf("source %s, which may read %s", uses.sources, gone[0])
 	}
-	for _, pre := range prefixes {
+	for _, pre := range uses.prefixes {
 		for _, n := range gone {
 			if strings.HasPrefix(n, pre) {
 				return nil, fmt.Errorf("list the variables named %s… (${!%s@}), %s among them", pre, pre, n)
 			}
 		}
 	}
+	if err := namesGone(f, src, gone); err != nil {
+		return nil, err
+	}
+	return gone, nil
+}
+
+// shellUses is what a script does with variables, for checkShell:
+// assignments and reads by function ("" for the top and everything
+// outside functions), the prefixes it lists and the first file it
+// sources.
+type shellUses struct {
+	sets     map[string]map[string]bool
+	reads    map[string][]shellRead
+	prefixes []string // ${!PREFIX@} and ${!PREFIX*}
+	sources  string   // the first file the script sources
+}
+
+// shellRead is a variable read, with its line.
+type shellRead struct {
+	name string
+	line uint
+}
+
+// walk records the uses of n, in function fn; a function declared in it
+// is walked as its own.
+func (s *shellUses) walk(n syntax.Node, fn string) {
+	syntax.Walk(n, func(m syntax.Node) bool {
+		switch x := m.(type) {
+		case *syntax.FuncDecl:
+			if m != n {
+				s.walk(x, x.Name.Value)
+				return false
+			}
+		case *syntax.Assign:
+			if x.Name != nil && !x.Naked {
+				if s.sets[fn] == nil {
+					s.sets[fn] = map[string]bool{}
+				}
+				s.sets[fn][x.Name.Value] = true
+			}
+		case *syntax.ParamExp:
+			if x.Param != nil {
+				s.reads[fn] = append(s.reads[fn], shellRead{x.Param.Value, x.Pos().Line()})
+				if x.Excl && x.Names != 0 {
+					s.prefixes = append(s.prefixes, x.Param.Value)
+				}
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) > 1 && s.sources == "" {
+				if c := x.Args[0].Lit(); c == "source" || c == "." {
+					s.sources = fmt.Sprintf("%s (line %d)", literalText(x.Args[1]), x.Pos().Line())
+				}
+			}
+		case *syntax.ArithmExp, *syntax.ArithmCmd:
+			s.arithmReads(x, fn)
+		}
+		return true
+	})
+}
+
+// arithmReads records the bare words of arithmetic as reads: $(( N + 1 ))
+// reads N.
+func (s *shellUses) arithmReads(x syntax.Node, fn string) {
+	syntax.Walk(x, func(a syntax.Node) bool {
+		if w, ok := a.(*syntax.Word); ok {
+			if lit := w.Lit(); lit != "" {
+				s.reads[fn] = append(s.reads[fn], shellRead{lit, w.Pos().Line()})
+			}
+		}
+		return true
+	})
+}
+
+// readsRemoved finds a read of a variable only a removed command set: in
+// the function it was removed from, where no assignment is left there, or
+// anywhere, where none is left in the file.
+func (s *shellUses) readsRemoved(removed map[string]map[string]bool, setAnywhere, removedAnywhere map[string]bool) error {
+	for fn, rs := range s.reads {
+		for _, r := range rs {
+			inFn := fn != "" && removed[fn][r.name] && !s.sets[fn][r.name]
+			global := removedAnywhere[r.name] && !setAnywhere[r.name]
+			if inFn || global {
+				return fmt.Errorf("read %s, which only a removed command set (line %d)", r.name, r.line)
+			}
+		}
+	}
+	return nil
+}
+
+// anyFunction is the names of every function's set, as one set.
+func anyFunction(byFunction map[string]map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for _, names := range byFunction {
+		for n := range names {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+// namesGone finds a variable no assignment is left for that the script
+// still names anywhere else in its words (comments aside): [[ -v NAME ]],
+// declare -p NAME, --build-arg NAME, compgen -v PREFIX. Of several, the
+// first by line (then by name) is told.
+func namesGone(f *syntax.File, src []byte, gone []string) error {
 	names := make([]Name, len(gone))
 	for i, n := range gone {
 		names[i] = Name{Kind: "variable", Name: n}
 	}
-	// Anywhere else in the script's words (comments aside): [[ -v NAME ]],
-	// declare -p NAME, --build-arg NAME, compgen -v PREFIX.
 	u := newUniverse([]*Change{{Gone: names}})
 	m := mentions{}
 	u.shellWords(m, f)
@@ -287,7 +323,7 @@ func checkShell(path string, src []byte, removed map[string]map[string]bool) ([]
 				first = n
 			}
 		}
-		return nil, fmt.Errorf("name %s, which only a removed command set (line %d of the fixed script)", first.Name, m[first])
+		return fmt.Errorf("name %s, which only a removed command set (line %d of the fixed script)", first.Name, m[first])
 	}
-	return gone, nil
+	return nil
 }
