@@ -278,16 +278,21 @@ func (s *shellUses) arithmReads(x syntax.Node, fn string) {
 
 // readsRemoved finds a read of a variable only a removed command set: in
 // the function it was removed from, where no assignment is left there, or
-// anywhere, where none is left in the file.
+// anywhere, where none is left in the file. The first such read in the
+// file is named, whatever the order functions are kept in.
 func (s *shellUses) readsRemoved(removed map[string]map[string]bool, setAnywhere, removedAnywhere map[string]bool) error {
+	var first *shellRead
 	for fn, rs := range s.reads {
-		for _, r := range rs {
+		for i, r := range rs {
 			inFn := fn != "" && removed[fn][r.name] && !s.sets[fn][r.name]
 			global := removedAnywhere[r.name] && !setAnywhere[r.name]
-			if inFn || global {
-				return fmt.Errorf("read %s, which only a removed command set (line %d)", r.name, r.line)
+			if (inFn || global) && (first == nil || r.line < first.line || r.line == first.line && r.name < first.name) {
+				first = &rs[i]
 			}
 		}
+	}
+	if first != nil {
+		return fmt.Errorf("read %s, which only a removed command set (line %d)", first.name, first.line)
 	}
 	return nil
 }
