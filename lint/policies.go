@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -26,9 +28,6 @@ type PolicyOptions struct {
 	Version string
 	Dirs    []PolicyDir
 	Data    any
-	// Doc reads a user rule's page (the .md file beside its policy);
-	// nil for none.
-	Doc func(name string) ([]byte, error)
 	// Where follows the name of a directory in a message about reading it
 	// (" at REV" when the policies are a revision's).
 	Where string
@@ -106,17 +105,36 @@ func CompilePolicies(ctx context.Context, o PolicyOptions) (*Policies, error) {
 		return nil, err
 	}
 	e.AttachDocs(policies.FS)
-	if o.Doc != nil {
-		for _, r := range e.Rules() {
-			if r.Pack == "" {
+	o.attachDocs(e)
+	return &Policies{eng: e}, nil
+}
+
+// attachDocs gives each user rule its page: the .md file beside its
+// policy, read through the rule's own --policy directory (its file
+// system: within the directory, a regular file within the limit, no link
+// leading out of it; a page is the pull request's text, and a link to
+// ../.git/config must not put a token in every report).
+func (o PolicyOptions) attachDocs(e *engine.Engine) {
+	for _, r := range e.Rules() {
+		if r.Pack == "" {
+			continue
+		}
+		for _, d := range o.Dirs {
+			if d.Name != r.Pack {
 				continue
 			}
-			if b, err := o.Doc(strings.TrimSuffix(r.File, ".rego") + ".md"); err == nil {
+			rel, ok := r.File, true
+			if dir := path.Clean(filepath.ToSlash(d.Name)); dir != "." {
+				rel, ok = strings.CutPrefix(r.File, dir+"/")
+			}
+			if !ok || !fs.ValidPath(rel) {
+				continue
+			}
+			if b, err := fs.ReadFile(d.FS, strings.TrimSuffix(rel, ".rego")+".md"); err == nil {
 				e.SetDoc(r.ID, string(b))
 			}
 		}
 	}
-	return &Policies{eng: e}, nil
 }
 
 // TestResult is one policy test's outcome; Coverage the lines the tests

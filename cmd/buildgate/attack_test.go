@@ -135,6 +135,15 @@ func TestAttacksOnInputs(t *testing.T) {
 		{name: "a policy file is a link to /dev/zero", files: policy("\tmsg := \"x\""),
 			setup: symlink("/dev/zero", "policy/zero.rego"), args: []string{"--policy", "policy"}, code: 2,
 			stderr: []string{"zero.rego", "leads out of the repository root"}},
+		{name: "a rule's page is a link out of the root", files: policy("\tmsg := \"x\""),
+			setup: symlink(secret, "policy/p.md"), args: []string{"--policy", "policy", "--format", "sarif"},
+			code: 1, secrets: []string{"TOPSECRET"}},
+		{name: "a rule's page is a link within the root but out of its directory", files: policy("\tmsg := \"x\""),
+			setup: func(t *testing.T, dir string) {
+				os.WriteFile(filepath.Join(dir, "notes.md"), []byte("TOPSECRET in the repository"), 0o644)
+				symlink("../notes.md", "policy/p.md")(t, dir)
+			}, args: []string{"--policy", "policy", "--format", "sarif"},
+			code: 1, secrets: []string{"TOPSECRET"}},
 		{name: "a policy directory is a link out of the root", setup: symlink(filepath.Dir(secret), "policy"),
 			args: []string{"--policy", "policy"}, code: 2, stderr: []string{"--policy policy", "leads out of the repository root"}},
 		{name: ".buildgate.yaml is a link to /dev/zero", setup: symlink("/dev/zero", ".buildgate.yaml"), code: 2,

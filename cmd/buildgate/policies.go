@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/buildgate/buildgate/internal/datafile"
 	"github.com/buildgate/buildgate/internal/safefile"
@@ -61,10 +60,6 @@ func (p *policyFlags) options(ctx context.Context) (o lint.PolicyOptions, closeA
 		return o, nil, err
 	}
 	o.Version, o.Where = Version(), src.Where()
-	// A user rule's page is the .md file beside its policy, if any.
-	o.Doc = func(name string) ([]byte, error) {
-		return src.ReadFile(filepath.FromSlash(name), safefile.PolicyLimit)
-	}
 	return o, closeAll, nil
 }
 
