@@ -148,3 +148,31 @@ func TestFindPipelines(t *testing.T) {
 		t.Errorf("found\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}
 }
+
+// A file is read as one kind: a reference that has it read as another
+// (docker build -f of a file found as a script by its name, or run by sh
+// before) is said at the reference, as a part not read (issue 26).
+func TestRefKindConflict(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "ci"), 0o755)
+	os.WriteFile(filepath.Join(dir, "ci", "image.sh"), []byte("FROM x\n"), 0o644)
+	files := []File{{Path: "ci/image.sh", Kind: loader.KindShell}}
+	refs, err := NewRefs(context.Background(), dir, files, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer refs.Close()
+	at := loader.Pos{Line: 3, Column: 1, EndLine: 3, EndColumn: 5}
+	add, notes := refs.Follow("ci.yml", []loader.FileRef{
+		{Path: "ci/image.sh", Via: "runs", Kind: loader.KindShell, Pos: at},
+		{Path: "ci/image.sh", Via: "build", Kind: loader.KindDockerfile, Pos: at},
+	})
+	if len(add) != 0 || len(notes["ci.yml"]) != 1 {
+		t.Fatalf("added %v, notes %+v", add, notes)
+	}
+	n := notes["ci.yml"][0]
+	if n.Syntax || n.Pos != at || !strings.Contains(n.Message, "reads ci/image.sh as a Dockerfile, but buildgate reads that file as a shell script") {
+		t.Errorf("note: %+v", n)
+	}
+}

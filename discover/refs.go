@@ -66,8 +66,8 @@ type Refs struct {
 	root  string
 	opts  Options
 	fsys  *countingFS
-	seen  map[string]bool // files found or added
-	pats  map[string]bool // glob patterns matched
+	seen  map[string]loader.Kind // files found or added, as the kind they are read as
+	pats  map[string]bool        // glob patterns matched
 	added int
 }
 
@@ -77,9 +77,9 @@ func NewRefs(ctx context.Context, root string, found []File, opts Options) (*Ref
 	if err != nil {
 		return nil, err
 	}
-	r := &Refs{root: root, opts: opts, fsys: &countingFS{Dir: dir, ctx: ctx}, seen: map[string]bool{}, pats: map[string]bool{}}
+	r := &Refs{root: root, opts: opts, fsys: &countingFS{Dir: dir, ctx: ctx}, seen: map[string]loader.Kind{}, pats: map[string]bool{}}
 	for _, f := range found {
-		r.seen[f.Path] = true
+		r.seen[f.Path] = f.Kind
 	}
 	return r, nil
 }
@@ -123,26 +123,55 @@ func (r *Refs) Follow(from string, refs []loader.FileRef) ([]File, map[string][]
 			if len(matches) > 0 {
 				where = matches[0]
 			}
-			note(where, loader.Error{Message: ref.Note, Syntax: true, Pos: notePos(where, from, ref.Pos)})
+			note(where, loader.Error{Message: ref.Note, Syntax: !ref.Unread, Pos: notePos(where, from, ref.Pos)})
+		}
+		kind := ref.Kind
+		if kind == "" {
+			kind = loader.KindPipeline
 		}
 		for _, m := range matches {
-			if r.seen[m] {
+			if had, ok := r.seen[m]; ok {
+				if had != kind && ref.Note == "" && !ref.Glob {
+					note(from, kindConflict(m, had, kind, ref.Pos))
+				}
 				continue
 			}
 			if r.added >= maxIncludes {
 				note(from, loader.Error{Message: fmt.Sprintf("this reference is past the %d files buildgate follows from pipelines and scripts (as GitLab bounds includes): %s is not read (see docs/robustness.md)", maxIncludes, m), Pos: ref.Pos})
 				return added, notes
 			}
-			r.seen[m] = true
+			r.seen[m] = kind
 			r.added++
-			kind := ref.Kind
-			if kind == "" {
-				kind = loader.KindPipeline
-			}
 			added = append(added, File{Path: m, Kind: kind})
 		}
 	}
 	return added, notes
+}
+
+// kindConflict is said at a reference that has a file read as another kind
+// than the one it is already read as (`docker build -f ci/image.sh` of a
+// file found as a script by its name, or run by `sh` before): buildgate
+// reads a file as one kind, so what the other would see is not checked.
+// It is a part not read, reported whatever the file's relevance.
+func kindConflict(path string, had, want loader.Kind, at loader.Pos) loader.Error {
+	return loader.Error{Message: fmt.Sprintf("this command reads %s as a %s, but buildgate reads that file as a %s (its name, or an earlier command, says so) and reads a file as one kind only: what it holds as a %s is not checked; name it for what it is (see docs/robustness.md)", path, kindName(want), kindName(had), kindName(want)), Pos: at}
+}
+
+// kindName is a kind as the user knows it.
+func kindName(k loader.Kind) string {
+	switch k {
+	case loader.KindDockerfile:
+		return "Dockerfile"
+	case loader.KindHCL:
+		return "bake file"
+	case loader.KindShell:
+		return "shell script"
+	case loader.KindPipeline:
+		return "CI pipeline"
+	case loader.KindRequirements:
+		return "requirements file"
+	}
+	return string(k)
 }
 
 // notePos is where a reference's note goes: at the reference in the

@@ -55,6 +55,7 @@ var wrappers = map[string]wrapper{
 	"catchsegv": {},
 	"eatmydata": {},
 	"fakeroot":  {},
+	"flock":     {valued: set("-w", "--wait", "--timeout", "-E", "--conflict-exit-code"), operands: 1},
 	"retry":     {valued: set("-t", "--times", "--tries", "-d", "--delay", "--until", "--while", "--max-time")},
 }
 

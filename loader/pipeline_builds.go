@@ -12,34 +12,33 @@ import (
 // --target, --set and -f options (and bake's targets).
 func (p *pipeLoad) commandBuilds(ps *PipelineScript) {
 	for _, c := range ps.Commands {
-		if c.Name != "docker" && c.Name != "podman" {
+		e := Effective(c, nil)
+		if e < 0 {
 			continue
 		}
-		tool, rest := buildTool(c.Words)
+		ws := c.Words[e:]
+		name := wordValue(ws[0])
+		if name != "docker" && name != "podman" {
+			continue
+		}
+		tool, rest := buildTool(ws)
 		if tool == "" {
 			continue
 		}
-		b := DockerBuild{Via: "command", Tool: c.Name + " " + tool, Where: ps.Where,
+		b := DockerBuild{Via: "command", Tool: name + " " + tool, Where: ps.Where,
 			BuildArgs: []Word{}, Targets: []Word{}, Sets: []Word{}, Files: []Word{}, Pos: c.Pos}
-		options := map[string]*[]Word{"--build-arg": &b.BuildArgs, "--target": &b.Targets, "--set": &b.Sets, "-f": &b.Files, "--file": &b.Files}
-		for i := rest; i < len(c.Words); i++ {
-			w := c.Words[i]
-			v := w.Text
-			if w.Value != nil {
-				v = *w.Value
-			}
-			name, _, inline := strings.Cut(v, "=")
-			if list, ok := options[name]; ok {
-				if inline {
-					*list = append(*list, w)
-				} else if i+1 < len(c.Words) {
-					*list = append(*list, c.Words[i+1])
-					i++
+		lists := map[string]*[]Word{"--build-arg": &b.BuildArgs, "--target": &b.Targets, "--set": &b.Sets, "--file": &b.Files}
+		for _, o := range buildOptions(tool, ws[rest:]) {
+			if list, ok := lists[o.Name]; ok {
+				// --build-arg=A=1 is one word, kept whole: the pack reads
+				// the NAME of either form.
+				v := o.Value
+				if o.Whole != nil {
+					v = *o.Whole
 				}
-				continue
-			}
-			if tool == "buildx bake" && !strings.HasPrefix(v, "-") {
-				b.Targets = append(b.Targets, w)
+				*list = append(*list, v)
+			} else if o.Name == "" && tool == "buildx bake" {
+				b.Targets = append(b.Targets, o.Value)
 			}
 		}
 		p.doc.Builds = append(p.doc.Builds, b)
@@ -47,35 +46,17 @@ func (p *pipeLoad) commandBuilds(ps *PipelineScript) {
 }
 
 // IsDockerBuild reports whether a command is a Docker build: docker (or
-// podman) build, image build, buildx build or buildx bake.
+// podman) build, image build, builder build, buildx build or buildx bake,
+// past global options.
 func IsDockerBuild(c ShellCommand) bool {
-	if c.Name != "docker" && c.Name != "podman" {
+	if len(c.Words) == 0 {
+		return false
+	}
+	if n := wordValue(c.Words[0]); n != "docker" && n != "podman" {
 		return false
 	}
 	tool, _ := buildTool(c.Words)
 	return tool != ""
-}
-
-// buildTool is the build subcommand of a docker command's words, and the
-// index of the first word after it.
-func buildTool(ws []Word) (string, int) {
-	val := func(i int) string {
-		if i < len(ws) && ws[i].Value != nil {
-			return *ws[i].Value
-		}
-		return ""
-	}
-	switch {
-	case val(1) == "build":
-		return "build", 2
-	case val(1) == "image" && val(2) == "build":
-		return "image build", 3
-	case val(1) == "buildx" && (val(2) == "build" || val(2) == "b"):
-		return "buildx build", 3
-	case val(1) == "buildx" && val(2) == "bake":
-		return "buildx bake", 3
-	}
-	return "", 0
 }
 
 // action records a docker/build-push-action or docker/bake-action step

@@ -30,6 +30,12 @@ type FileRef struct {
 	// referring file when Path is not read): what buildgate could not
 	// follow. Its relevance is that of a syntax error.
 	Note string
+	// Unread marks a note that says a file is not read at all (as a
+	// bound does): reported whatever the relevance of the file.
+	Unread bool
+	// raw is the path as written when it holds variables: References
+	// resolves it with the values its file gives them (refs_values.go).
+	raw string
 }
 
 // References are the files a parsed document has its CI system read or
@@ -38,9 +44,9 @@ type FileRef struct {
 func References(d Document) []FileRef {
 	switch d := d.(type) {
 	case *PipelineDocument:
-		return d.refs
+		return resolveRefs(d.refs, docValues(d))
 	case *ShellDocument:
-		return commandRefs(d.Script, path.Dir(d.Path))
+		return resolveRefs(commandRefs(d.Script, path.Dir(d.Path)), docValues(d))
 	}
 	return nil
 }
@@ -150,8 +156,8 @@ func (p *pipeLoad) imageRef(runs *yaml.Node) {
 }
 
 func (p *pipeLoad) ref(s, via string, kind Kind, at *yaml.Node) {
-	if r, glob, ok := localRef(s); ok {
-		p.doc.refs = append(p.doc.refs, FileRef{Path: r, Glob: glob, Via: via, Kind: kind, Pos: p.nodePos(at)})
+	if r, ok := refFor(s, via, kind, p.nodePos(at)); ok {
+		p.doc.refs = append(p.doc.refs, r)
 	}
 }
 
@@ -191,10 +197,10 @@ func commandRefs(s Script, dir string) []FileRef {
 		if strings.HasPrefix(v, "-") {
 			return
 		}
-		if r, glob, ok := localRef(v); ok {
-			out = append(out, FileRef{Path: r, Glob: glob, Via: via, Kind: kind, Pos: w.Pos})
+		if r, ok := refFor(v, via, kind, w.Pos); ok {
+			out = append(out, r)
 			if dir != "." && dir != "" && !strings.HasPrefix(v, "/") {
-				out = append(out, FileRef{Path: path.Join(dir, r), Glob: glob, Via: via, Kind: kind, Pos: w.Pos})
+				out = append(out, r.inDir(dir))
 			}
 		}
 	}
@@ -208,29 +214,27 @@ func commandRefs(s Script, dir string) []FileRef {
 		switch {
 		case name == "buildkite-agent" && len(ws) >= 3 && literal(ws[1], "pipeline") && literal(ws[2], "upload"):
 			out = append(out, uploadRefs(s.Commands, i, ws[3:], add)...)
-		case (name == "docker" || name == "podman") && IsDockerBuild(ShellCommand{Name: name, Words: ws}):
+		case name == "docker" || name == "podman":
 			tool, rest := buildTool(ws)
 			kind := KindDockerfile
 			if tool == "buildx bake" {
 				kind = KindHCL
 			}
-			for j := rest; j < len(ws); j++ {
-				v := wordValue(ws[j])
-				if (v == "-f" || v == "--file") && j+1 < len(ws) {
-					add(ws[j+1], "build", kind)
-					j++
-				} else if f, ok := strings.CutPrefix(v, "--file="); ok {
-					add(Word{Text: f, Value: strp(f), Pos: ws[j].Pos}, "build", kind)
+			if tool != "" {
+				for _, f := range dockerOption(ws[rest:], tool, "--file") {
+					add(f, "build", kind)
 				}
 			}
-		case interpreters[name] && len(ws) > 1:
+		case interpreters[name]:
 			if j := scriptArg(ws); j > 0 {
 				add(ws[j], "runs", KindShell)
+			} else if j == 0 {
+				// The shell reads its script from its standard input:
+				// a file redirected to it, or what the commands before it
+				// in its pipeline print (cat FILE | bash).
+				stdinScriptRefs(s.Commands, i, add)
 			}
-		case strings.HasPrefix(wordValue(ws[0]), "./") && scriptName(wordValue(ws[0])):
-			// A file run by its path is a script when its name says
-			// nothing else (no extension, or .sh): a .py file is
-			// another language's.
+		case runByPath(wordValue(ws[0])):
 			add(ws[0], "runs", KindShell)
 		}
 	}
@@ -238,28 +242,84 @@ func commandRefs(s Script, dir string) []FileRef {
 }
 
 // scriptArg is the index of the script file an interpreter runs (bash
-// FILE, sh -e FILE, source FILE), or -1 (bash -c, a shell reading its
-// standard input).
+// FILE, sh -e FILE, bash -eo pipefail FILE, source FILE), -1 for a script
+// given as an argument (bash -c), or 0 for a shell reading its script from
+// its standard input (no file: bash, bash -s ARGS). Options follow bash's
+// manual: -o and -O take the next word, also at the end of a cluster
+// (-eo pipefail), and so do --rcfile and --init-file.
 func scriptArg(ws []Word) int {
 	for j := 1; j < len(ws); j++ {
 		v := wordValue(ws[j])
 		switch {
-		case v == "--":
+		case v == "--" || v == "-":
 			if j+1 < len(ws) {
 				return j + 1
 			}
-			return -1
-		case v == "--rcfile" || v == "--init-file" || v == "-o" || v == "-O":
+			return 0
+		case v == "--rcfile" || v == "--init-file":
 			j++
-		case strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+"):
-			if strings.ContainsRune(v, 'c') && !strings.HasPrefix(v, "--") {
+		case strings.HasPrefix(v, "--"):
+		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
+			if v[0] == '-' && strings.ContainsRune(v, 'c') {
 				return -1
+			}
+			if v[0] == '-' && strings.ContainsRune(v, 's') {
+				return 0 // -s: the script is standard input, the rest its arguments
+			}
+			if last := v[len(v)-1]; last == 'o' || last == 'O' {
+				j++
 			}
 		default:
 			return j
 		}
 	}
-	return -1
+	return 0
+}
+
+// runByPath reports whether a command's name is a file of the repository
+// run by its path (./build.sh, ci/build-mooncake: a name with a slash is
+// not looked up in PATH) that may be a shell script: no extension, or a
+// shell's (a .py file is another language's). An absolute path is the
+// image's or the runner's, not the repository's.
+func runByPath(p string) bool {
+	if !strings.Contains(p, "/") || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "-") {
+		return false
+	}
+	ext := path.Ext(path.Base(p))
+	return ext == "" || ext == ".sh" || ext == ".bash"
+}
+
+// stdinScriptRefs are the files a shell at index i reads its script from:
+// the file its standard input is redirected from (bash < FILE), and the
+// files the readers before it in its pipeline print (cat FILE | bash).
+func stdinScriptRefs(cmds []ShellCommand, i int, add func(Word, string, Kind)) {
+	c := cmds[i]
+	for _, r := range c.Redirects {
+		if r.Op == "<" && (r.Fd == "" || r.Fd == "0") && r.Word != nil {
+			add(*r.Word, "runs", KindShell)
+		}
+	}
+	if c.Pipeline == nil {
+		return
+	}
+	for k := i - 1; k >= 0; k-- {
+		prev := cmds[k]
+		if prev.Pipeline == nil || prev.Pipeline.ID != c.Pipeline.ID || prev.Pipeline.Pos != c.Pipeline.Pos {
+			continue
+		}
+		e := Effective(prev, nil)
+		if e < 0 || !readers[path.Base(wordValue(prev.Words[e]))] {
+			continue
+		}
+		for _, w := range prev.Words[e+1:] {
+			add(w, "runs", KindShell)
+		}
+		for _, r := range prev.Redirects {
+			if r.Op == "<" && (r.Fd == "" || r.Fd == "0") && r.Word != nil {
+				add(*r.Word, "runs", KindShell)
+			}
+		}
+	}
 }
 
 // uploadRefs are the files the upload at index i reads: its arguments
@@ -313,7 +373,10 @@ func uploadRefs(cmds []ShellCommand, i int, args []Word, add func(Word, string, 
 			// read. Its file is read as a script, and says so.
 			j := e
 			if !strings.HasPrefix(wordValue(prev.Words[e]), "./") {
-				j = e + scriptArg(prev.Words[e:])
+				j = -1
+				if a := scriptArg(prev.Words[e:]); a > 0 {
+					j = e + a
+				}
 			}
 			if j >= e && j < len(prev.Words) {
 				gen := prev.Words[j]
@@ -354,10 +417,3 @@ func stdinRefs(c ShellCommand, add func(Word, string, Kind)) {
 }
 
 func literal(w Word, v string) bool { return w.Value != nil && *w.Value == v }
-
-// scriptName reports whether a file run by its path may be a shell script:
-// no extension, or a shell's.
-func scriptName(p string) bool {
-	ext := path.Ext(path.Base(p))
-	return ext == "" || ext == ".sh" || ext == ".bash"
-}

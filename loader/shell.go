@@ -3,6 +3,7 @@ package loader
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -463,6 +464,31 @@ func unescapeDouble(s string) string {
 	return sb.String()
 }
 
+// foreignInterpreter is the program a #! line names when it is not a
+// shell (perl, python, ruby, node …), else "".
+func foreignInterpreter(shebang *Word) string {
+	if shebang == nil || shebang.Value == nil {
+		return ""
+	}
+	f := strings.Fields(*shebang.Value)
+	if len(f) == 0 {
+		return ""
+	}
+	prog := path.Base(f[0])
+	if prog == "env" {
+		for _, a := range f[1:] {
+			if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
+				prog = path.Base(a)
+				break
+			}
+		}
+	}
+	if nestedShells[prog] || prog == "env" || strings.HasSuffix(prog, "sh") {
+		return ""
+	}
+	return prog
+}
+
 // loadShell parses a shell script.
 func loadShell(path string, src []byte) *ShellDocument {
 	idx := newLineIndex(src)
@@ -487,6 +513,16 @@ func loadShell(path string, src []byte) *ShellDocument {
 		return doc
 	}
 	parses, errs, bound := parseShell(ss)
+	if lang := foreignInterpreter(doc.Shebang); lang != "" {
+		// A file whose #! names another language (a perl script run by
+		// its path) is read as shell for what of it reads the same; where
+		// the shell parser gives up on it, that is a syntax error of the
+		// reading, not a part of a shell script left unread.
+		for i := range bound {
+			bound[i].Syntax = true
+			bound[i].Message += " (its #! names " + lang + ": it is read as shell for what reads the same)"
+		}
+	}
 	doc.Errors = append(doc.Errors, errs...)
 	doc.Errors = append(doc.Errors, bound...)
 	var werrs, serrs []Error

@@ -41,15 +41,9 @@ func nestedScriptArg(args []*syntax.Word) (int, int) {
 			if j := shellCArg(args, i+1); j >= 0 {
 				return i, j
 			}
-		case base == "su":
-			for j := i + 1; j < len(args); j++ {
-				o, _ := wordLiteral(args[j])
-				if (o == "-c" || o == "--command") && j+1 < len(args) {
-					return i, j + 1
-				}
-				if lead := suInline(args[j]); lead > 0 {
-					return i, j
-				}
+		case commandOptionPrograms[base]:
+			if j := commandOptionArg(args, i); j >= 0 {
+				return i, j
 			}
 		}
 	}
@@ -283,7 +277,7 @@ func digitVal(c byte) int {
 // adds what it holds to the document.
 func (x *shellExtractor) nested(args []*syntax.Word) {
 	sh, i := nestedScriptArg(args)
-	if i < 0 || x.depth >= maxNestedDepth {
+	if i < 0 {
 		return
 	}
 	skip := 0
@@ -300,7 +294,7 @@ func isOptionArgOfSu(args []*syntax.Word, i int) bool {
 		return false
 	}
 	o, _ := wordLiteral(args[i-1])
-	return o == "-c" || o == "--command"
+	return o == "-c" || o == "--command" || clusterEndsInC(o)
 }
 
 // nestedScript parses t, the script a shell started by the word sh runs,
@@ -308,6 +302,8 @@ func isOptionArgOfSu(args []*syntax.Word, i int) bool {
 // of a here-document or here-string given to the shell).
 func (x *shellExtractor) nestedScript(sh, at *syntax.Word, t nestedText) {
 	if x.depth >= maxNestedDepth {
+		// A bound: the script is not read at all, and says so.
+		x.errs = append(x.errs, Error{Message: fmt.Sprintf("shell: a script run by a script (bash -c, eval, a here-document …) nested deeper than the %d levels buildgate reads: this one is not read (see docs/robustness.md)", maxNestedDepth), Pos: x.nodeSpan(at)})
 		return
 	}
 	args := []*syntax.Word{sh, at}
@@ -390,17 +386,7 @@ func (x *shellExtractor) stdinScript(st *syntax.Stmt) {
 	for _, r := range st.Redirs {
 		switch {
 		case (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil:
-			var t nestedText
-			if quotedDelimiter(r.Word) {
-				// <<'EOF': the body is the script as written.
-				t = nestedText{exact: true}
-				if s, e := x.off(r.Hdoc.Pos()), x.off(r.Hdoc.End()); s >= 0 && e <= len(x.str) && s <= e {
-					t.add(x.str[s:e], s)
-				}
-			} else {
-				t = x.nestedText(r.Hdoc, 0)
-			}
-			x.nestedScript(call.Args[sh], r.Hdoc, t)
+			x.nestedScript(call.Args[sh], r.Hdoc, x.heredocText(r))
 		case r.Op == syntax.WordHdoc && r.Word != nil:
 			x.nestedScript(call.Args[sh], r.Word, x.nestedText(r.Word, 0))
 		}

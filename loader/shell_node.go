@@ -13,6 +13,7 @@ func (x *shellExtractor) node(n syntax.Node) {
 		x.stdinScript(n)
 	case *syntax.BinaryCmd:
 		x.ops.binary(n, x.stack)
+		x.pipedScript(n)
 	case *syntax.FuncDecl:
 		x.funcDecl(n)
 	case *syntax.CallExpr:
@@ -74,6 +75,7 @@ func (x *shellExtractor) call(n *syntax.CallExpr) {
 	}
 	x.script.Commands = append(x.script.Commands, c)
 	x.nested(n.Args)
+	x.evalScript(c, n.Args)
 }
 
 func (x *shellExtractor) forLoop(n *syntax.ForClause) {

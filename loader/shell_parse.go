@@ -57,7 +57,11 @@ func parseShell(src shellSource) ([]shellParse, []Error, []Error) {
 		}
 		if nl < 0 || attempt >= maxShellErrors || src.once {
 			if attempt >= maxShellErrors {
-				errs = append(errs, Error{Message: fmt.Sprintf("shell: more than %d errors, rest not parsed", maxShellErrors), Syntax: true, Pos: src.span(off, off)})
+				// A bound, not a syntax error: what follows is not read
+				// at all, whatever the file mentions (an upload or a
+				// `bash FILE` after 50 lines bash runs and mvdan/sh does
+				// not read must not go unseen).
+				return parses, errs, []Error{{Message: fmt.Sprintf("shell: more than %d syntax errors, more than buildgate recovers from: the rest of the script is not read (see docs/robustness.md)", maxShellErrors), Pos: src.span(off, off)}}
 			}
 			return parses, errs, nil
 		}

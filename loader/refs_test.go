@@ -1,0 +1,162 @@
+package loader
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// refsOf is what a file's references name: path=kind, a glob marked *,
+// and a note marked !note (!unread when it is always reported).
+func refsOf(kind Kind, name, src string) string {
+	var out []string
+	for _, r := range References(Parse(kind, name, []byte(src))) {
+		s := r.Path + "=" + string(r.Kind)
+		if r.Glob {
+			s += "*"
+		}
+		if r.Note != "" {
+			s += "!note"
+			if r.Unread {
+				s += "!unread"
+			}
+		}
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
+
+// The files a command runs or builds, whatever the spelling its program's
+// own grammar allows (bash's option clusters, pflag's -fVALUE and global
+// options, a path run without ./, a variable's value): each case is one
+// the red team's second pass found missed (issue 26).
+func TestCommandRefs(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ src, want string }{
+		{"bash -eo pipefail ci/b", "ci/b=shell"},
+		{"sh -euo pipefail ci/b", "ci/b=shell"},
+		{"bash -o pipefail -e ci/b arg", "ci/b=shell"},
+		{"bash +o posix ci/b", "ci/b=shell"},
+		{"bash --rcfile x -- ci/b", "ci/b=shell"},
+		{"sudo -E bash ci/b", "ci/b=shell"},
+		{"bash -c 'echo ci/b'", ""},
+		{"bash -s ci/b", ""},
+		{"docker build -fdocker/x .", "docker/x=dockerfile"},
+		{"docker build -f=docker/x .", "docker/x=dockerfile"},
+		{"docker build -qf docker/x .", "docker/x=dockerfile"},
+		{"docker build --file=docker/x .", "docker/x=dockerfile"},
+		{"docker build -t img -f docker/x .", "docker/x=dockerfile"},
+		{"docker --context default build -f docker/x .", "docker/x=dockerfile"},
+		{"docker -H tcp://h:1 --tls image build -f docker/x .", "docker/x=dockerfile"},
+		{"docker -cdefault builder build -f docker/x .", "docker/x=dockerfile"},
+		{"docker buildx --builder b build -f docker/x .", "docker/x=dockerfile"},
+		{"docker buildx -D b -f docker/x .", "docker/x=dockerfile"},
+		{"docker buildx bake -f ci/d.hcl", "ci/d.hcl=hcl"},
+		{"podman --root /r build -f docker/x .", "docker/x=dockerfile"},
+		{"docker run -f docker/x img", ""},
+		{"ci/build-it", "ci/build-it=shell"},
+		{"ci/build.sh --fast", "ci/build.sh=shell"},
+		{"tools/gen.py", ""},
+		{"/usr/local/bin/build", ""},
+		{"S=ci/b; bash \"$S\"", "ci/b=shell"},
+		{"for s in ci/a ci/b; do bash \"$s\"; done", "ci/a=shell ci/b=shell"},
+		{"bash \"${S:-ci/d}\"", "ci/d=shell"},
+		{"D=docker/x; docker build -f \"$D\" .", "docker/x=dockerfile"},
+		{"X=\"${X:-docker/b.hcl}\"\ndocker buildx bake -f \"${X}\" -f ci/d.hcl", "ci/d.hcl=hcl docker/b.hcl=hcl"},
+		{"DIR=ci; F=\"$DIR/p.sh\"; bash \"$F\"", "ci/p.sh=shell"},
+		{"bash < ci/b", "ci/b=shell"},
+		{"cat ci/b | bash", "ci/b=shell"},
+		{"cat ci/b | sudo bash -e", "ci/b=shell"},
+		{"bash \"$UNKNOWN\"", "=shell!note"},
+		{"buildkite-agent pipeline upload \"$F\"", "=pipeline!note!unread"},
+		{"F=ci/p.yml; buildkite-agent pipeline upload $F", "ci/p.yml=pipeline"},
+		{"A=ci/p; buildkite-agent pipeline upload \"${A}.yml\"", "ci/p.yml=pipeline"},
+		{"buildkite-agent pipeline upload ci/$F", "ci/*=pipeline*"},
+	} {
+		if got := refsOf(KindShell, "run.sh", tt.src+"\n"); got != tt.want {
+			t.Errorf("%s\n got %q\nwant %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+// A pipeline's env: and variables: give the values its scripts and
+// includes read (GitHub's step env, GitLab's variables in include: local).
+func TestPipelineRefValues(t *testing.T) {
+	t.Parallel()
+	wf := "on: push\njobs:\n  b:\n    runs-on: x\n    env:\n      S: ci/b\n    steps:\n      - run: bash \"$S\"\n"
+	if got := refsOf(KindPipeline, ".github/workflows/ci.yml", wf); got != "ci/b=shell" {
+		t.Errorf("workflow env: got %q", got)
+	}
+	gl := "variables:\n  INC: ci/x.yml\ninclude:\n  - local: $INC\n  - local: ${OTHER}\n"
+	if got := refsOf(KindPipeline, ".gitlab-ci.yml", gl); got != "=!note!unread ci/x.yml=" {
+		t.Errorf("gitlab include: got %q", got)
+	}
+}
+
+// Scripts a script hands to a shell other than by bash -c: eval, a pipe
+// into a shell, and the programs whose -c option is a command.
+func TestFedScripts(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		"eval 'git clone https://x/y.git'",
+		`eval "git" clone https://x/y.git`,
+		`builtin eval 'git clone https://x/y.git'`,
+		"echo 'git clone https://x/y.git' | sh",
+		"echo -n 'git clone https://x/y.git' | bash -e",
+		`printf '%s\n' 'git clone https://x/y.git' | bash`,
+		`printf 'git clone https://x/y.git\n' | bash`,
+		"cat <<'EOF' | bash\ngit clone https://x/y.git\nEOF",
+		"flock /tmp/l -c 'git clone https://x/y.git'",
+		"script -qec 'git clone https://x/y.git' /dev/null",
+		"runuser -l u -c 'git clone https://x/y.git'",
+	} {
+		d := loadShell("run.sh", []byte(src+"\n"))
+		found := ""
+		for _, c := range d.Commands {
+			if c.Name == "git" {
+				w := c.Words[len(c.Words)-1]
+				found = fmt.Sprintf("%s@%d:%d", w.Text, w.Pos.Line, w.Pos.Column)
+			}
+		}
+		if !strings.HasPrefix(found, "https://x/y.git@") {
+			t.Errorf("%s: the script it runs is not read (%q, %+v)", src, found, d.Errors)
+		}
+	}
+	// Not a script: echo into a file, a shell given a file.
+	for _, src := range []string{"echo 'git clone https://x/y.git' | tee f", "echo 'git clone https://x/y.git' | bash ci/b"} {
+		for _, c := range loadShell("run.sh", []byte(src+"\n")).Commands {
+			if c.Name == "git" {
+				t.Errorf("%s: read as a script", src)
+			}
+		}
+	}
+}
+
+// Bounds passed inside a script are parts not read (not syntax errors):
+// reported whatever the file mentions.
+func TestShellBoundsAreUnread(t *testing.T) {
+	t.Parallel()
+	nest := "echo inner"
+	for range maxNestedDepth + 1 {
+		nest = "bash -c " + shellQuote(nest)
+	}
+	many := strings.Repeat("x=$((echo a); (echo b))\n", maxShellErrors+1) + "bash ci/b\n"
+	for name, src := range map[string]string{"nested": nest + "\n", "errors": many, "perl": "#!/usr/bin/perl\n" + many} {
+		d := loadShell("run.sh", []byte(src))
+		unread := false
+		for _, e := range d.Errors {
+			if !e.Syntax && strings.Contains(e.Message, "not read") {
+				unread = true
+			}
+		}
+		// A perl script read as shell: where the reading gives up is a
+		// syntax error of the reading (relevance-gated), not a bound.
+		if want := name != "perl"; unread != want {
+			t.Errorf("%s: part-not-read error %v, want %v: %+v", name, unread, want, d.Errors)
+		}
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -1,0 +1,217 @@
+package loader
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// A reference whose path is written with variables (`bash "$S"`, `pipeline
+// upload ci/$F`, GitLab's `include: local: $INCLUDE`) names the file the
+// variables' values make. The values a file gives its variables (its
+// assignments, its env: or variables: entries, a for loop's words) are
+// tried first, as the shell or the CI system would expand them; an
+// expansion no value is known for is read as a glob of every file it may
+// name (loader.FileRef), and a path that is nothing but such expansions
+// names no file buildgate can tell: that is said at the reference
+// (unresolvedNote), never dropped.
+
+const (
+	// maxValuesPerName bounds the values one variable is tried with, and
+	// maxResolved the paths one reference is resolved to (their product
+	// could be large in a file that assigns many values).
+	maxValuesPerName = 16
+	maxResolved      = 32
+)
+
+// unresolvedNote is said at a reference whose path is only expansions with
+// no value in the file: which file it names is decided outside it (a CI
+// variable, an input, a file read at run time).
+const unresolvedNote = "the file this command reads or runs is named only by variables without a value in this file (%s): buildgate cannot tell which file it is, so it is not read (see docs/robustness.md)"
+
+// varRe is one expansion of a variable: $NAME, ${NAME}, ${NAME:-default},
+// ${NAME-default}.
+var varRe = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=]([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+
+// values are the static values a file gives each variable.
+type values map[string][]string
+
+func (v values) add(name string, val *string) {
+	if val == nil || name == "" || len(v[name]) >= maxValuesPerName {
+		return
+	}
+	for _, x := range v[name] {
+		if x == *val {
+			return
+		}
+	}
+	v[name] = append(v[name], *val)
+}
+
+// script adds a script's assignments and loop variables. A value made of
+// other variables (X="${X:-docker/bake.hcl}", F="$DIR/ci.yml") is what
+// their values make, the defaults included, once the static ones are
+// known (two rounds: a chain of three is rare in build scripts).
+func (v values) script(s Script) {
+	var made []Assignment
+	for _, a := range s.Assignments {
+		switch {
+		case a.Append:
+		case a.Value != nil:
+			v.add(a.Name, a.Value)
+		case strings.Contains(a.ValueText, "$"):
+			made = append(made, a)
+		}
+	}
+	for _, f := range s.ForLoops {
+		for _, w := range f.Words {
+			v.add(f.Var, w.Value)
+		}
+	}
+	for range 2 {
+		for _, a := range made {
+			raw := strings.NewReplacer(`"`, "", `'`, "").Replace(a.ValueText)
+			for _, x := range expandValues(raw, v) {
+				v.add(a.Name, &x)
+			}
+		}
+	}
+}
+
+// docValues are the values a document gives its variables.
+func docValues(d Document) values {
+	v := values{}
+	switch d := d.(type) {
+	case *ShellDocument:
+		v.script(d.Script)
+	case *PipelineDocument:
+		for _, a := range d.Env {
+			v.add(a.Name, a.Value)
+		}
+		for _, s := range d.Scripts {
+			v.script(s.Script)
+		}
+	}
+	return v
+}
+
+// resolveRefs replaces each reference written with variables by the paths
+// their values make; one with a variable without a value keeps its glob
+// reading, and one left naming no file gets unresolvedNote.
+func resolveRefs(refs []FileRef, vals values) []FileRef {
+	var out []FileRef
+	for _, r := range refs {
+		if r.raw == "" {
+			out = append(out, r)
+			continue
+		}
+		resolved := expandValues(r.raw, vals)
+		for _, p := range resolved {
+			if lp, glob, ok := localRef(p); ok {
+				out = append(out, FileRef{Path: lp, Glob: glob, Via: r.Via, Kind: r.Kind, Pos: r.Pos, Note: r.Note})
+			}
+		}
+		switch {
+		case len(resolved) > 0:
+			// The file's own values name the file; a glob of every file
+			// the expansion may name would read unrelated ones.
+		case r.Path != "":
+			out = append(out, r)
+		default:
+			r.Note = strings.Replace(unresolvedNote, "%s", unresolvedNames(r.raw), 1)
+			// A pipeline the CI system reads from an unknown file may be
+			// the whole build: always said. A script or Dockerfile named
+			// so is said where the file could hide what the rules look
+			// for (`bash "$1"` in a helper is common and harmless).
+			r.Unread = r.Via == "include" || r.Via == "upload" || r.Via == "uses"
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// expandValues is the paths raw makes with every combination of the known
+// values of its variables, or nil when one of them has none. An expansion
+// with a default (${A:-x}) without a value is its default.
+func expandValues(raw string, vals values) []string {
+	out := []string{""}
+	last := 0
+	for _, m := range varRe.FindAllStringSubmatchIndex(raw, -1) {
+		lit := raw[last:m[0]]
+		last = m[1]
+		name := submatch(raw, m, 1)
+		if name == "" {
+			name = submatch(raw, m, 3)
+		}
+		choices := vals[name]
+		if len(choices) == 0 && m[4] >= 0 {
+			choices = []string{raw[m[4]:m[5]]}
+		}
+		if len(choices) == 0 {
+			return nil
+		}
+		var next []string
+		for _, prefix := range out {
+			for _, c := range choices {
+				if len(next) < maxResolved {
+					next = append(next, prefix+lit+c)
+				}
+			}
+		}
+		out = next
+	}
+	if last == 0 {
+		return nil
+	}
+	for i := range out {
+		out[i] += raw[last:]
+	}
+	return out
+}
+
+func submatch(s string, m []int, i int) string {
+	if m[2*i] < 0 {
+		return ""
+	}
+	return s[m[2*i]:m[2*i+1]]
+}
+
+// unresolvedNames lists the variables of a path, for the note.
+func unresolvedNames(raw string) string {
+	var names []string
+	for _, m := range varRe.FindAllStringSubmatch(raw, 8) {
+		n := m[1] + m[3]
+		names = append(names, "$"+n)
+	}
+	if len(names) == 0 {
+		return strings.TrimSpace(raw)
+	}
+	return strings.Join(names, ", ")
+}
+
+// refFor is the reference a path as written makes: a file or a glob of
+// the root (localRef), and the path as written when it holds variables,
+// for resolveRefs. dir, when set, is the directory the path is read from
+// as well (a script's own).
+func refFor(v, via string, kind Kind, pos Pos) (FileRef, bool) {
+	r := FileRef{Via: via, Kind: kind, Pos: pos}
+	if strings.Contains(v, "://") {
+		return r, false
+	}
+	r.Path, r.Glob, _ = localRef(v)
+	if strings.ContainsAny(v, "$") {
+		r.raw = strings.NewReplacer(`"`, "", `'`, "").Replace(strings.TrimPrefix(v, "./"))
+	}
+	return r, r.Path != "" || r.raw != ""
+}
+
+// inDir is a reference read from dir as well as from the root.
+func (r FileRef) inDir(dir string) FileRef {
+	if r.Path != "" {
+		r.Path = path.Join(dir, r.Path)
+	}
+	if r.raw != "" {
+		r.raw = dir + "/" + r.raw
+	}
+	return r
+}
