@@ -32,7 +32,13 @@ func addSeeds(f *testing.F, kind Kind, extra ...string) {
 func fuzzLoader[T Document](f *testing.F, kind Kind, load func(string, []byte) T, seeds ...string) {
 	addSeeds(f, kind, seeds...)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		checkPositions(t, src, load("fuzz-input", src))
+		d := load("fuzz-input", src)
+		checkPositions(t, src, d)
+		for _, r := range References(d) {
+			if r.Path != "" && (strings.HasPrefix(r.Path, "/") || r.Path == "..") {
+				t.Fatalf("a reference leaves the root: %+v", r)
+			}
+		}
 	})
 }
 
@@ -69,5 +75,7 @@ func FuzzRequirements(f *testing.F) {
 
 func FuzzShell(f *testing.F) {
 	fuzzLoader(f, KindShell, loadShell, append([]string{"f() { local a=\"x y\"; for i in $a; do case $i in x|y) :;; esac; done; }\ncat <<E\n$a\nE\n",
-		"docker run i bash -lc 'sh -c \"bash -c \\\"cd x \\\\$y\\\"\"'\nsu - u -c \"if $x\"\n"}, shellAmp...)...)
+		"docker run i bash -lc 'sh -c \"bash -c \\\"cd x \\\\$y\\\"\"'\nsu - u -c \"if $x\"\n",
+		"eval \"a $b\" 'c'\necho -n 'x | y' | sh\nprintf '%s\\n' a\\\n b | bash\ncat <<'E' | bash\neval x\nE\nscript -qec \"$c\" /dev/null\n",
+		"S=${S:-ci/a}; bash -eo pipefail \"$S\" < f\ndocker --context=x buildx --builder b build -qfdocker/$D .\ncat a | bash\nci/x\n"}, shellAmp...)...)
 }
