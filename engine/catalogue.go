@@ -5,6 +5,7 @@ package engine
 import (
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -76,6 +77,9 @@ func collectRules(c *ast.Compiler, mods []Module) ([]finding.Rule, error) {
 	}
 	seen := map[string]string{}
 	for _, r := range rules {
+		if err := checkNames(r); err != nil {
+			return nil, err
+		}
 		if other, dup := seen[r.ID]; dup {
 			return nil, &CompileError{Errors: []string{fmt.Sprintf("%s: rule id %s is also used by %s", r.File, r.ID, other)}}
 		}
@@ -83,6 +87,25 @@ func collectRules(c *ast.Compiler, mods []Module) ([]finding.Rule, error) {
 	}
 	sort.SliceStable(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID })
 	return rules, nil
+}
+
+// ruleWord is what a rule id and name may be: the configuration keys
+// them, a buildgate:ignore comment names them as words, and every report
+// prints them. A user rule's METADATA is the pull request's text: an id
+// holding a line break and "::add-mask::" or "##[" would put a workflow
+// command on a CI log through any printer that forgot to escape it, so
+// such an id is refused where rules are collected, once.
+var ruleWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// checkNames refuses a rule whose id or name is not a ruleWord.
+func checkNames(r finding.Rule) error {
+	for _, f := range []struct{ what, v string }{{"id", r.ID}, {"name", r.Name}} {
+		if !ruleWord.MatchString(f.v) {
+			return &CompileError{Errors: []string{fmt.Sprintf("%s: rule %s %q: a rule's %s is at most 64 letters, digits, '_', '-' and '.', starting with a letter or digit (METADATA custom.%s, else the package's last segment)",
+				r.File, f.what, f.v, f.what, f.what)}}
+		}
+	}
+	return nil
 }
 
 func applyMetadata(r *finding.Rule, a *ast.Annotations) error {

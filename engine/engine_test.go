@@ -117,6 +117,15 @@ func TestCompileErrors(t *testing.T) {
 		{"strict: unused variable", "package buildgate.rules.x\n\ndeny contains \"m\" if {\n\tx := 1\n}\n", "p/rule.rego:4:"},
 		{"bad severity", "# METADATA\n# custom:\n#   severity: fatal\npackage buildgate.rules.x\n\ndeny contains \"m\" if true\n", `custom.severity "fatal"`},
 		{"v0 syntax", "package buildgate.rules.x\n\ndeny[msg] { msg := \"m\" }\n", "p/rule.rego:3:"},
+		// A rule id or name is a word: a line break and a workflow
+		// command in it would reach every printer (red-team case 4).
+		{"an id with a line break", "# METADATA\n# custom:\n#   id: \"X1\\n::add-mask::x\"\npackage buildgate.rules.x\n\ndeny contains \"m\" if true\n", `rule id "X1\n::add-mask::x"`},
+		{"an id with ##[", "# METADATA\n# custom:\n#   id: \"X1 ##[error]y\"\npackage buildgate.rules.x\n\ndeny contains \"m\" if true\n", `rule id "X1 ##[error]y"`},
+		{"an id starting with ::", "# METADATA\n# custom:\n#   id: \"::error::x\"\npackage buildgate.rules.x\n\ndeny contains \"m\" if true\n", "rule id"},
+		{"an empty id", "# METADATA\n# custom:\n#   id: \"\"\npackage buildgate.rules.x\n\ndeny contains \"m\" if true\n", "rule id"},
+		{"an id of 65 characters", "# METADATA\n# custom:\n#   id: " + strings.Repeat("A", 65) + "\npackage buildgate.rules.x\n\ndeny contains \"m\" if true\n", "rule id"},
+		{"a name with an escape", "# METADATA\n# custom:\n#   name: \"n\\u001b]8;;x\"\npackage buildgate.rules.x\n\ndeny contains \"m\" if true\n", "rule name"},
+		{"a package segment that is no word", "package buildgate.rules.x[\"a\\n::error::b\"]\n\ndeny contains \"m\" if true\n", "rule id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

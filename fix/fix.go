@@ -70,7 +70,13 @@ func offset(src []byte, line, col int) (int, error) {
 
 // Apply applies edits to src. Identical edits count once; overlapping
 // ones are an error (two fixes that disagree about the same text).
-func Apply(src []byte, edits []Edit) ([]byte, error) {
+func Apply(src []byte, edits []Edit) ([]byte, error) { return ApplyWithin(src, edits, 0) }
+
+// ApplyWithin is Apply of edits whose result is at most limit bytes (0:
+// any): a policy's fixes could make a file of any size (40,000 findings
+// each inserting 60 KB on its own line), which the next run would not
+// read anyway. Past the limit it is an error, before the text is built.
+func ApplyWithin(src []byte, edits []Edit, limit int) ([]byte, error) {
 	es := append([]Edit(nil), edits...)
 	sort.SliceStable(es, func(i, j int) bool {
 		if es[i].Start != es[j].Start {
@@ -78,8 +84,10 @@ func Apply(src []byte, edits []Edit) ([]byte, error) {
 		}
 		return es[i].End < es[j].End
 	})
-	var out bytes.Buffer
-	at := 0
+	// First the edits are checked and the result's size counted, so that
+	// a result past the limit is never built.
+	kept := es[:0]
+	at, size := 0, len(src)
 	for i, e := range es {
 		if i > 0 && e == es[i-1] {
 			continue
@@ -87,12 +95,21 @@ func Apply(src []byte, edits []Edit) ([]byte, error) {
 		if e.Start < at || e.End > len(src) || e.Start > e.End {
 			return nil, fmt.Errorf("edits overlap or leave the file (%d-%d after %d)", e.Start, e.End, at)
 		}
-		out.Write(src[at:e.Start])
-		out.WriteString(e.Text)
+		size += len(e.Text) - (e.End - e.Start)
+		kept = append(kept, e)
 		at = e.End
 	}
-	out.Write(src[at:])
-	return out.Bytes(), nil
+	if limit > 0 && size > limit {
+		return nil, fmt.Errorf("the fixed file would be %d bytes, more than the %d buildgate reads", size, limit)
+	}
+	out := make([]byte, 0, size)
+	at = 0
+	for _, e := range kept {
+		out = append(out, src[at:e.Start]...)
+		out = append(out, e.Text...)
+		at = e.End
+	}
+	return append(out, src[at:]...), nil
 }
 
 // LineEnding adapts inserted text to the file's line endings: LF becomes

@@ -41,6 +41,24 @@ func TestApply(t *testing.T) {
 	if _, err := Apply([]byte("abcdef"), []Edit{{0, 3, "x"}, {2, 4, "y"}}); err == nil {
 		t.Error("overlapping edits applied")
 	}
+	// The result's size is bounded before it is built; identical edits
+	// count once, and a deletion after an insertion counts too.
+	for _, c := range []struct {
+		edits []Edit
+		limit int
+		ok    bool
+	}{
+		{[]Edit{{0, 0, "xyz"}}, 9, true},
+		{[]Edit{{0, 0, "xyzw"}}, 9, false},
+		{[]Edit{{0, 0, "xyz"}, {0, 0, "xyz"}, {0, 0, "xyz"}}, 9, true},
+		{[]Edit{{0, 0, "xyzwv"}, {3, 6, ""}}, 8, true},
+		{[]Edit{{0, 0, "xyzwv"}, {3, 6, ""}}, 7, false},
+	} {
+		got, err := ApplyWithin([]byte("abcdef"), c.edits, c.limit)
+		if (err == nil) != c.ok || err == nil && len(got) > c.limit {
+			t.Errorf("%v within %d: %q, %v", c.edits, c.limit, got, err)
+		}
+	}
 	if LineEnding([]byte("a\r\nb\r\n"), "x\ny\n") != "x\r\ny\r\n" || LineEnding([]byte("a\nb\n"), "x\n") != "x\n" {
 		t.Error("line endings")
 	}

@@ -130,7 +130,7 @@ func plan(ctx context.Context, root string, r *os.Root, byPath, suppressed map[s
 			ff.Refused = bad
 			continue
 		}
-		updated, err := fix.Apply(old, edits)
+		updated, err := fix.ApplyWithin(old, edits, maxFileSize)
 		if err != nil {
 			ff.Refused = err.Error()
 			continue
@@ -327,62 +327,85 @@ func coversSuppressed(src []byte, edits []fix.Edit, sup []finding.Finding) strin
 	return ""
 }
 
-// Offer returns the shown findings with, on each source-build finding
-// that buildgate fix would remove, the edit that removes it (SARIF fixes,
-// reviewdog suggestions and JSON carry it; issue 17): the run of lines (or
-// the words) buildgate fix removes around the finding, with the comments
-// that head it and a blank line it would leave. Findings that one removal
-// answers (a stage and the steps in it) carry the same edit. The plan is
-// buildgate fix's own, so no report offers what fix would refuse.
+// Offer returns the shown findings with the fixes buildgate fix would
+// make, and no other (docs/fix.md: a report never offers a fix fix
+// refuses). On each source-build finding that fix would remove, the edit
+// that removes it (SARIF fixes, reviewdog suggestions and JSON carry it;
+// issue 17): the run of lines (or the words) buildgate fix removes around
+// the finding, with the comments that head it and a blank line it would
+// leave. Findings that one removal answers (a stage and the steps in it)
+// carry the same edit. A finding's own fix (a pin rule's, a policy's)
+// stays only when fix would apply it: fix leaves a whole file unchanged
+// when one of its fixes does not fit it, overlaps another, makes it too
+// large or would remove a suppressed finding, and then every finding of
+// that file loses its fix, its message saying why (a fix gone without a
+// word would look like a rule that offers none).
 //
 // all are every finding of the run (before the baseline and changed-lines
 // filters: fix plans from them all), shown those the report holds. When
 // the plan cannot be made (the tree cannot be searched in time), no
-// removal is offered.
+// fix is offered.
 func Offer(ctx context.Context, root string, rules []finding.Rule, all, shown, suppressed []finding.Finding) []finding.Finding {
 	builtin := Builtin(rules)
 	var fixables []finding.Finding
-	removal := false
 	for _, fd := range all {
 		if Fixable(fd, builtin) {
 			fixables = append(fixables, fd)
-			removal = removal || fd.Fix == nil
 		}
 	}
-	if !removal {
+	if len(fixables) == 0 {
 		return shown
 	}
+	refused := map[string]string{}
+	offered := map[at]finding.Fix{}
 	planned, err := Plan(ctx, root, fixables, suppressed)
 	if err != nil {
-		return shown
+		for _, fd := range fixables {
+			refused[fd.Path] = "the fixes could not be planned: " + err.Error()
+		}
 	}
-	type at struct {
-		path string
-		pos  finding.Pos
-	}
-	offered := map[at]finding.Fix{}
 	for _, ff := range planned {
-		if ff.Refused != "" || len(ff.Plan.Edits) == 0 {
+		if ff.Refused != "" {
+			refused[ff.Path] = ff.Refused
 			continue
 		}
-		for _, f := range ff.Plan.Fixed {
-			off, _, err := fix.Offsets(ff.Old, f.Pos)
-			if err != nil {
-				continue
-			}
-			if e, ok := fix.Covering(ff.Plan.Edits, off); ok {
-				offered[at{ff.Path, f.Pos}] = finding.Fix{Description: "remove this part of the source build (buildgate fix)", Replacement: e.Text, Pos: fix.PosOf(ff.Old, e.Start, e.End)}
-			}
-		}
+		removals(ff, offered)
 	}
 	out := append([]finding.Finding(nil), shown...)
 	for i, fd := range out {
-		if fd.Fix != nil {
+		if fd.Fix == nil {
+			if x, ok := offered[at{fd.Path, fd.Pos}]; ok {
+				out[i].Fix = &x
+			}
 			continue
 		}
-		if x, ok := offered[at{fd.Path, fd.Pos}]; ok {
-			out[i].Fix = &x
+		if why, ok := refused[fd.Path]; ok && fd.Path != "" {
+			out[i].Fix = nil
+			out[i].Message += " (no fix offered: buildgate fix leaves this file unchanged: " + why + ")"
 		}
 	}
 	return out
+}
+
+// at is a finding's place.
+type at struct {
+	path string
+	pos  finding.Pos
+}
+
+// removals records, for each finding a file's removal answers, the edit
+// that removes it.
+func removals(ff *File, offered map[at]finding.Fix) {
+	if len(ff.Plan.Edits) == 0 {
+		return
+	}
+	for _, f := range ff.Plan.Fixed {
+		off, _, err := fix.Offsets(ff.Old, f.Pos)
+		if err != nil {
+			continue
+		}
+		if e, ok := fix.Covering(ff.Plan.Edits, off); ok {
+			offered[at{ff.Path, f.Pos}] = finding.Fix{Description: "remove this part of the source build (buildgate fix)", Replacement: e.Text, Pos: fix.PosOf(ff.Old, e.Start, e.End)}
+		}
+	}
 }

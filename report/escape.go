@@ -114,6 +114,17 @@ func SafeLine(s string, path bool) string {
 	return s
 }
 
+// SafeText is text of several lines (a rule's page, a policy's print
+// output) as a terminal or CI log may show it: each line as SafeLine has
+// it, the line breaks kept.
+func SafeText(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = SafeLine(l, false)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // SafePath is a path as text reports and messages print it.
 func SafePath(p string) string { return SafeLine(p, true) }
 

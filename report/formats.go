@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/xml"
 	"fmt"
 	"github.com/buildgate/buildgate/finding"
@@ -23,30 +24,35 @@ func escapeProperty(s string) string {
 
 // Report implements Reporter.
 func (GitHub) Report(w io.Writer, r *Result) error {
-	var b strings.Builder
-	for _, f := range r.Findings {
-		cmd := map[string]string{finding.SeverityError: "error", finding.SeverityWarning: "warning"}[f.Severity]
-		if cmd == "" {
-			cmd = "notice"
+	return buffered(w, func(b *bufio.Writer) error {
+		for _, f := range r.Findings {
+			githubLine(b, f)
 		}
-		var props []string
-		if f.Path != "" {
-			props = append(props, "file="+escapeProperty(visible(f.Path, false)))
-			if f.Pos.Line > 0 {
-				props = append(props,
-					fmt.Sprintf("line=%d", f.Pos.Line), fmt.Sprintf("endLine=%d", f.Pos.EndLine),
-					fmt.Sprintf("col=%d", f.Pos.Column))
-				if f.Pos.EndLine == f.Pos.Line && f.Pos.EndColumn > f.Pos.Column {
-					// GitHub's endColumn is inclusive; ours is one past the end.
-					props = append(props, fmt.Sprintf("endColumn=%d", f.Pos.EndColumn-1))
-				}
+		return nil
+	})
+}
+
+// githubLine is one finding's annotation.
+func githubLine(b *bufio.Writer, f finding.Finding) {
+	cmd := map[string]string{finding.SeverityError: "error", finding.SeverityWarning: "warning"}[f.Severity]
+	if cmd == "" {
+		cmd = "notice"
+	}
+	var props []string
+	if f.Path != "" {
+		props = append(props, "file="+escapeProperty(visible(f.Path, false)))
+		if f.Pos.Line > 0 {
+			props = append(props,
+				fmt.Sprintf("line=%d", f.Pos.Line), fmt.Sprintf("endLine=%d", f.Pos.EndLine),
+				fmt.Sprintf("col=%d", f.Pos.Column))
+			if f.Pos.EndLine == f.Pos.Line && f.Pos.EndColumn > f.Pos.Column {
+				// GitHub's endColumn is inclusive; ours is one past the end.
+				props = append(props, fmt.Sprintf("endColumn=%d", f.Pos.EndColumn-1))
 			}
 		}
-		props = append(props, "title="+escapeProperty(visible(f.Rule+" "+f.Name, false)))
-		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(visible(f.Message, true)))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	props = append(props, "title="+escapeProperty(visible(f.Rule+" "+f.Name, false)))
+	fmt.Fprintf(b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(visible(f.Message, true)))
 }
 
 // JUnit is JUnit XML in the form the Jenkins xunit schema (junit-10.xsd,
@@ -56,25 +62,6 @@ func (GitHub) Report(w io.Writer, r *Result) error {
 // clean file, and with --show-suppressed a skipped one per suppressed
 // finding, its reason the skip message.
 type JUnit struct{}
-
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Time     string       `xml:"time,attr,omitempty"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
@@ -95,7 +82,8 @@ type junitFailure struct {
 
 const repositoryName = "(repository)"
 
-// Report implements Reporter.
+// Report implements Reporter. The suites are written a test case at a
+// time (stream.go); their counts come first, as attributes.
 func (JUnit) Report(w io.Writer, r *Result) error {
 	byPath := map[string][]finding.Finding{}
 	var order []string
@@ -120,49 +108,97 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 		add(p)
 		byPath[p] = append(byPath[p], f)
 	}
-	out := junitSuites{Name: "buildgate"}
-	if r.Elapsed > 0 {
-		out.Time = fmt.Sprintf("%.3f", r.Elapsed.Seconds())
-	}
+	tests, failures := 0, 0
 	for _, p := range order {
-		s := junitSuite{Name: p}
+		tests += max(len(byPath[p]), 1)
 		for _, f := range byPath[p] {
-			name, where := f.Rule+" "+f.Name, Where(f)
-			if f.Pos.Line > 0 {
-				name += fmt.Sprintf(" at %d:%d", f.Pos.Line, f.Pos.Column)
+			if f.Suppression == nil {
+				failures++
 			}
-			c := junitCase{Name: name, Classname: p}
-			if f.Suppression != nil {
-				c.Skipped = &junitSkipped{Message: "suppressed (" + suppressionText(f) + "): " + oneLine(f.Message)}
-				s.Skipped++
-			} else {
-				c.Failure = &junitFailure{
-					Message: f.Message,
-					Type:    f.Rule,
-					Text:    fmt.Sprintf("%s: %s: %s [%s %s]", where, f.Severity, f.Message, f.Rule, f.Name),
-				}
-				s.Failures++
-			}
-			s.Cases = append(s.Cases, c)
 		}
-		if len(s.Cases) == 0 {
-			s.Cases = []junitCase{{Name: "buildgate", Classname: p}}
-		}
-		s.Tests = len(s.Cases)
-		out.Tests += s.Tests
-		out.Failures += s.Failures
-		out.Suites = append(out.Suites, s)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+	root := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{attr("name", "buildgate")}}
+	if r.Elapsed > 0 {
+		root.Attr = append(root.Attr, attr("time", fmt.Sprintf("%.3f", r.Elapsed.Seconds())))
+	}
+	root.Attr = append(root.Attr, attr("tests", fmt.Sprint(tests)), attr("failures", fmt.Sprint(failures)), attr("errors", "0"))
+	return encoded(w, XMLHash, func(w io.Writer) error {
+		if _, err := io.WriteString(w, xml.Header); err != nil {
+			return err
+		}
+		enc := xml.NewEncoder(w)
+		enc.Indent("", "  ")
+		if err := enc.EncodeToken(root); err != nil {
+			return err
+		}
+		for _, p := range order {
+			if err := junitSuite(enc, p, byPath[p]); err != nil {
+				return err
+			}
+		}
+		if err := enc.EncodeToken(root.End()); err != nil {
+			return err
+		}
+		if err := enc.Flush(); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
+	})
+}
+
+func attr(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
+
+// junitSuite writes the suite of one file: a test case per finding, a
+// passing one for a clean file.
+func junitSuite(enc *xml.Encoder, p string, fs []finding.Finding) error {
+	failures, skipped := 0, 0
+	for _, f := range fs {
+		if f.Suppression != nil {
+			skipped++
+		} else {
+			failures++
+		}
+	}
+	start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
+		attr("name", p), attr("tests", fmt.Sprint(max(len(fs), 1))), attr("failures", fmt.Sprint(failures)),
+		attr("errors", "0"), attr("skipped", fmt.Sprint(skipped)),
+	}}
+	if err := enc.EncodeToken(start); err != nil {
 		return err
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return err
+	tc := xml.StartElement{Name: xml.Name{Local: "testcase"}}
+	if len(fs) == 0 {
+		if err := enc.EncodeElement(junitCase{Name: "buildgate", Classname: p}, tc); err != nil {
+			return err
+		}
 	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	for _, f := range fs {
+		if err := enc.EncodeElement(junitCaseOf(p, f), tc); err != nil {
+			return err
+		}
+	}
+	return enc.EncodeToken(start.End())
+}
+
+// junitCaseOf is the test case of one finding: failing, or skipped when
+// it is suppressed.
+func junitCaseOf(p string, f finding.Finding) junitCase {
+	name := f.Rule + " " + f.Name
+	if f.Pos.Line > 0 {
+		name += fmt.Sprintf(" at %d:%d", f.Pos.Line, f.Pos.Column)
+	}
+	c := junitCase{Name: name, Classname: p}
+	if f.Suppression != nil {
+		c.Skipped = &junitSkipped{Message: "suppressed (" + suppressionText(f) + "): " + oneLine(f.Message)}
+		return c
+	}
+	c.Failure = &junitFailure{
+		Message: f.Message,
+		Type:    f.Rule,
+		Text:    fmt.Sprintf("%s: %s: %s [%s %s]", Where(f), f.Severity, f.Message, f.Rule, f.Name),
+	}
+	return c
 }
 
 // Markdown is a summary and a table per file, for `buildkite-agent
@@ -171,36 +207,35 @@ type Markdown struct{}
 
 // Report implements Reporter.
 func (Markdown) Report(w io.Writer, r *Result) error {
-	var b strings.Builder
-	s := r.Summarize()
-	if s.Findings == 0 {
-		fmt.Fprintf(&b, "### buildgate: no findings in %s\n", plural(s.Files, "file"))
-		markdownSuppressed(&b, r)
-		_, err := io.WriteString(w, b.String())
-		return err
-	}
-	fmt.Fprintf(&b, "### buildgate: %s in %s (%s, %s, %s)\n",
-		plural(s.Findings, "finding"), plural(s.Files, "file"),
-		plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Notes, "note"))
-	current := "\x00"
-	for _, f := range r.Findings {
-		if f.Path != current {
-			current = f.Path
-			head := repositoryName
-			if f.Path != "" {
-				head = mdCode(f.Path)
-			}
-			fmt.Fprintf(&b, "\n#### %s\n\n| severity | rule | line | message |\n|---|---|---|---|\n", head)
+	return buffered(w, func(b *bufio.Writer) error {
+		s := r.Summarize()
+		if s.Findings == 0 {
+			fmt.Fprintf(b, "### buildgate: no findings in %s\n", plural(s.Files, "file"))
+			markdownSuppressed(b, r)
+			return nil
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d:%d | %s |\n", f.Severity, mdText(f.Rule+" "+f.Name), f.Pos.Line, f.Pos.Column, mdText(f.Message))
-	}
-	markdownSuppressed(&b, r)
-	_, err := io.WriteString(w, b.String())
-	return err
+		fmt.Fprintf(b, "### buildgate: %s in %s (%s, %s, %s)\n",
+			plural(s.Findings, "finding"), plural(s.Files, "file"),
+			plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Notes, "note"))
+		current := "\x00"
+		for _, f := range r.Findings {
+			if f.Path != current {
+				current = f.Path
+				head := repositoryName
+				if f.Path != "" {
+					head = mdCode(f.Path)
+				}
+				fmt.Fprintf(b, "\n#### %s\n\n| severity | rule | line | message |\n|---|---|---|---|\n", head)
+			}
+			fmt.Fprintf(b, "| %s | %s | %d:%d | %s |\n", f.Severity, mdText(f.Rule+" "+f.Name), f.Pos.Line, f.Pos.Column, mdText(f.Message))
+		}
+		markdownSuppressed(b, r)
+		return nil
+	})
 }
 
 // markdownSuppressed lists the suppressed findings with --show-suppressed.
-func markdownSuppressed(b *strings.Builder, r *Result) {
+func markdownSuppressed(b io.Writer, r *Result) {
 	if !r.ShowSuppressed || len(r.Suppressed) == 0 {
 		return
 	}

@@ -56,52 +56,50 @@ type rdDiagnostic struct {
 	Suggestions []rdSuggestion `json:"suggestions,omitempty"`
 }
 
-type rdResult struct {
-	Source      rdSource       `json:"source"`
-	Diagnostics []rdDiagnostic `json:"diagnostics"`
-}
-
 // Report implements Reporter.
 func (rd RDJSON) Report(w io.Writer, r *Result) error {
-	diags := make([]rdDiagnostic, 0, len(r.Findings))
-	for _, f := range r.Findings {
-		d := rdDiagnostic{
-			Message:  f.Message,
-			Severity: map[string]string{finding.SeverityError: "ERROR", finding.SeverityWarning: "WARNING"}[f.Severity],
-			Code:     rdCode{Value: f.Rule, URL: helpURI(rd.HelpURIBase, f.Rule)},
-			Location: rdLocation{Path: f.Path},
-		}
-		if d.Severity == "" {
-			d.Severity = "INFO"
-		}
-		if f.Path == "" {
-			d.Location.Path = "." // about the repository, not a file
-		}
-		if f.Pos.Line > 0 {
-			d.Location.Range = rd.rng(r, f.Path, f.Pos)
-		}
-		if f.Fix != nil && f.Path != "" {
-			d.Suggestions = []rdSuggestion{{Range: *rd.rng(r, f.Path, f.Fix.Pos), Text: f.Fix.Replacement}}
-		}
-		if rd.Lines {
-			d.Source = &rdSource{Name: r.Tool.Name}
-		}
-		diags = append(diags, d)
+	if rd.Lines {
+		return encoded(w, JSONHash, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetEscapeHTML(false)
+			for _, f := range r.Findings {
+				if err := enc.Encode(rd.diagnostic(r, f)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return writeJSON(w, jsonObject{
+		{"source", rdSource{Name: r.Tool.Name, URL: informationURI}},
+		{"diagnostics", findingsOf(r.Findings, func(f finding.Finding) any { return rd.diagnostic(r, f) })},
+	})
+}
+
+// diagnostic is one finding as reviewdog reads it.
+func (rd RDJSON) diagnostic(r *Result, f finding.Finding) rdDiagnostic {
+	d := rdDiagnostic{
+		Message:  f.Message,
+		Severity: map[string]string{finding.SeverityError: "ERROR", finding.SeverityWarning: "WARNING"}[f.Severity],
+		Code:     rdCode{Value: f.Rule, URL: helpURI(rd.HelpURIBase, f.Rule)},
+		Location: rdLocation{Path: f.Path},
+	}
+	if d.Severity == "" {
+		d.Severity = "INFO"
+	}
+	if f.Path == "" {
+		d.Location.Path = "." // about the repository, not a file
+	}
+	if f.Pos.Line > 0 {
+		d.Location.Range = rd.rng(r, f.Path, f.Pos)
+	}
+	if f.Fix != nil && f.Path != "" {
+		d.Suggestions = []rdSuggestion{{Range: *rd.rng(r, f.Path, f.Fix.Pos), Text: f.Fix.Replacement}}
 	}
 	if rd.Lines {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		for _, d := range diags {
-			if err := enc.Encode(d); err != nil {
-				return err
-			}
-		}
-		return nil
+		d.Source = &rdSource{Name: r.Tool.Name}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(rdResult{Source: rdSource{Name: r.Tool.Name, URL: informationURI}, Diagnostics: diags})
+	return d
 }
 
 // rng is a position in reviewdog's terms: columns count UTF-8 bytes, the

@@ -3,7 +3,7 @@
 package report
 
 import (
-	"encoding/json"
+	"bufio"
 	"fmt"
 	"github.com/buildgate/buildgate/finding"
 	"io"
@@ -130,38 +130,42 @@ var colors = map[string]string{
 
 // Report implements Reporter.
 func (t Text) Report(w io.Writer, r *Result) error {
-	var b strings.Builder
-	for _, f := range r.Findings {
-		sev := f.Severity
-		if t.Color {
-			sev = colors[f.Severity] + sev + "\x1b[0m"
+	return buffered(w, func(b *bufio.Writer) error {
+		for _, f := range r.Findings {
+			sev := f.Severity
+			if t.Color {
+				sev = colors[f.Severity] + sev + "\x1b[0m"
+			}
+			fmt.Fprintf(b, "%s: %s: %s [%s]\n", Where(f), sev, Visible(oneLine(f.Message)), ruleLabel(f))
 		}
-		fmt.Fprintf(&b, "%s: %s: %s [%s]\n", Where(f), sev, Visible(oneLine(f.Message)), ruleLabel(f))
-	}
-	if r.ShowSuppressed {
-		for _, f := range r.Suppressed {
-			fmt.Fprintf(&b, "%s: suppressed %s: %s [%s] (%s)\n", Where(f), f.Severity, Visible(oneLine(f.Message)), ruleLabel(f), suppressionText(f))
+		if r.ShowSuppressed {
+			for _, f := range r.Suppressed {
+				fmt.Fprintf(b, "%s: suppressed %s: %s [%s] (%s)\n", Where(f), f.Severity, Visible(oneLine(f.Message)), ruleLabel(f), suppressionText(f))
+			}
 		}
-	}
-	s := r.Summarize()
-	fmt.Fprintf(&b, "%s checked, %s: %s, %s, %s; %d suppressed",
-		plural(s.Files, "file"), plural(s.Findings, "finding"),
-		plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Notes, "note"), s.Suppressed)
-	if r.Baselined > 0 {
-		fmt.Fprintf(&b, ", %d in the baseline", r.Baselined)
-	}
-	if r.NotNew > 0 {
-		fmt.Fprintf(&b, ", %d on unchanged lines", r.NotNew)
-	}
-	b.WriteString("\n")
-	if line := byRule(r.Findings); line != "" {
-		b.WriteString(line + "\n")
-	}
-	if r.Note != "" {
-		b.WriteString(r.Note + "\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+		s := r.Summarize()
+		fmt.Fprintf(b, "%s checked, %s: %s, %s, %s; %d suppressed",
+			plural(s.Files, "file"), plural(s.Findings, "finding"),
+			plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Notes, "note"), s.Suppressed)
+		if r.Baselined > 0 {
+			fmt.Fprintf(b, ", %d in the baseline", r.Baselined)
+		}
+		if r.NotNew > 0 {
+			fmt.Fprintf(b, ", %d on unchanged lines", r.NotNew)
+		}
+		// The bufio.Writer keeps its first error; buffered's Flush
+		// returns it.
+		fmt.Fprintf(b, "\n")
+		if line := byRule(r.Findings); line != "" {
+			fmt.Fprintf(b, "%s\n", line)
+		}
+		if r.Note != "" {
+			// The caller's line may quote a rule id or a path: shown, not
+			// obeyed, as every line of this report.
+			fmt.Fprintf(b, "%s\n", SafeLine(r.Note, false))
+		}
+		return nil
+	})
 }
 
 // byRule is the count of findings per rule, in rule order ("by rule: 12
@@ -262,36 +266,32 @@ type jsonFix struct {
 	EndColumn   int    `json:"end_column"`
 }
 
-type jsonReport struct {
-	Tool     Tool          `json:"tool"`
-	Findings []jsonFinding `json:"findings"`
-	Summary  Summary       `json:"summary"`
-}
-
 // Report implements Reporter.
 func (j JSON) Report(w io.Writer, r *Result) error {
-	out := jsonReport{Tool: r.Tool, Findings: []jsonFinding{}, Summary: r.Summarize()}
 	list := r.Findings
 	if r.ShowSuppressed {
 		list = append(append([]finding.Finding(nil), list...), r.Suppressed...)
 	}
-	for _, f := range list {
-		jf := jsonFinding{
-			Rule: f.Rule, Name: f.Name, Severity: f.Severity, Message: f.Message, Path: f.Path,
-			Line: f.Pos.Line, Column: f.Pos.Column, EndLine: f.Pos.EndLine, EndColumn: f.Pos.EndColumn,
-			Suppression: f.Suppression,
-		}
-		if j.Fingerprints {
-			jf.Fingerprint = f.Fingerprint
-		}
-		if x := f.Fix; x != nil && f.Path != "" && !j.Fingerprints {
-			jf.Fix = &jsonFix{Description: x.Description, Replacement: x.Replacement,
-				Line: x.Pos.Line, Column: x.Pos.Column, EndLine: x.Pos.EndLine, EndColumn: x.Pos.EndColumn}
-		}
-		out.Findings = append(out.Findings, jf)
+	return writeJSON(w, jsonObject{
+		{"tool", r.Tool},
+		{"findings", findingsOf(list, func(f finding.Finding) any { return j.finding(f) })},
+		{"summary", r.Summarize()},
+	})
+}
+
+// finding is a finding as the JSON report writes it.
+func (j JSON) finding(f finding.Finding) jsonFinding {
+	jf := jsonFinding{
+		Rule: f.Rule, Name: f.Name, Severity: f.Severity, Message: f.Message, Path: f.Path,
+		Line: f.Pos.Line, Column: f.Pos.Column, EndLine: f.Pos.EndLine, EndColumn: f.Pos.EndColumn,
+		Suppression: f.Suppression,
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	if j.Fingerprints {
+		jf.Fingerprint = f.Fingerprint
+	}
+	if x := f.Fix; x != nil && f.Path != "" && !j.Fingerprints {
+		jf.Fix = &jsonFix{Description: x.Description, Replacement: x.Replacement,
+			Line: x.Pos.Line, Column: x.Pos.Column, EndLine: x.Pos.EndLine, EndColumn: x.Pos.EndColumn}
+	}
+	return jf
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"github.com/buildgate/buildgate/finding"
 	"io"
@@ -45,12 +44,6 @@ type Notification struct {
 	Path    string // optional
 }
 
-type sarifLog struct {
-	Schema  string     `json:"$schema"`
-	Version string     `json:"version"`
-	Runs    []sarifRun `json:"runs"`
-}
-
 type sarifRun struct {
 	Tool                     sarifTool                `json:"tool"`
 	Invocations              []sarifInvocation        `json:"invocations"`
@@ -58,7 +51,6 @@ type sarifRun struct {
 	AutomationDetails        *sarifAutomation         `json:"automationDetails,omitempty"`
 	VersionControlProvenance []sarifVersionControl    `json:"versionControlProvenance,omitempty"`
 	ColumnKind               string                   `json:"columnKind"`
-	Results                  []sarifResult            `json:"results"`
 	Properties               map[string]any           `json:"properties,omitempty"`
 }
 
@@ -188,7 +180,6 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 			srcRoot: {Description: &sarifText{Text: "The repository root; every uri is relative to it."}},
 		},
 		ColumnKind: "unicodeCodePoints",
-		Results:    []sarifResult{},
 	}
 	if m := semverRe.FindStringSubmatch(r.Tool.Version); m != nil {
 		run.Tool.Driver.SemanticVersion = m[1]
@@ -246,56 +237,86 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 		findings = kept
 	}
 	run.Invocations = []sarifInvocation{inv}
-	if len(run.Properties) == 0 {
-		run.Properties = nil
-	}
 	fps := finding.Fingerprints(findings)
-	for i, f := range findings {
-		if f.Fingerprint == "" {
-			f.Fingerprint = fps[i]
-		}
-		idx, ok := index[f.Rule]
-		if !ok {
+	for _, f := range findings {
+		if _, ok := index[f.Rule]; !ok {
 			return fmt.Errorf("sarif: finding of rule %s, which is not in the catalogue", f.Rule)
 		}
-		res := sarifResult{
-			RuleID:              f.Rule,
-			RuleIndex:           idx,
-			Level:               level(f.Severity),
-			Message:             sarifText{Text: f.Message},
-			PartialFingerprints: map[string]string{fingerprintKey: f.Fingerprint},
-		}
-		loc := sarifPhysical{ArtifactLocation: artifact(f.Path)}
-		if f.Pos.Line > 0 {
-			loc.Region = region(f.Pos)
-		}
-		if f.Path == "" {
-			// A repository-level finding: GitHub needs a location, so the
-			// root's first line stands for the repository.
-			loc = sarifPhysical{ArtifactLocation: sarifArtifact{URI: ".", URIBaseID: srcRoot}, Region: region(finding.Pos{Line: 1, Column: 1})}
-		}
-		res.Locations = []sarifLocation{{PhysicalLocation: loc}}
-		if f.Fix != nil && f.Path != "" {
-			res.Fixes = []sarifFix{{
-				Description: sarifText{Text: f.Fix.Description},
-				ArtifactChanges: []sarifArtifactChange{{
-					ArtifactLocation: artifact(f.Path),
-					Replacements: []sarifReplacement{{
-						DeletedRegion:   *region(f.Fix.Pos),
-						InsertedContent: sarifText{Text: f.Fix.Replacement},
-					}},
-				}},
-			}}
-		}
-		if s := f.Suppression; s != nil {
-			res.Suppressions = []sarifSuppression{{Kind: s.Kind, Justification: s.Justification}}
-		}
-		run.Results = append(run.Results, res)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}})
+	results := jsonArray(func(yield func(any) error) error {
+		for i, f := range findings {
+			if f.Fingerprint == "" {
+				f.Fingerprint = fps[i]
+			}
+			if err := yield(sarifResultOf(f, index[f.Rule])); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return writeJSON(w, jsonObject{
+		{"$schema", sarifSchema},
+		{"version", "2.1.0"},
+		{"runs", jsonArray(func(yield func(any) error) error { return yield(run.object(results)) })},
+	})
+}
+
+// object is the run as written: its fields in sarifRun's order, the
+// results written one at a time.
+func (run *sarifRun) object(results jsonArray) jsonObject {
+	o := jsonObject{
+		{"tool", run.Tool},
+		{"invocations", run.Invocations},
+		{"originalUriBaseIds", run.OriginalURIBaseIDs},
+	}
+	if run.AutomationDetails != nil {
+		o = append(o, jsonField{"automationDetails", run.AutomationDetails})
+	}
+	if len(run.VersionControlProvenance) > 0 {
+		o = append(o, jsonField{"versionControlProvenance", run.VersionControlProvenance})
+	}
+	o = append(o, jsonField{"columnKind", run.ColumnKind}, jsonField{"results", results})
+	if len(run.Properties) > 0 {
+		o = append(o, jsonField{"properties", run.Properties})
+	}
+	return o
+}
+
+// sarifResultOf is the result of one finding of the rule at idx.
+func sarifResultOf(f finding.Finding, idx int) sarifResult {
+	res := sarifResult{
+		RuleID:              f.Rule,
+		RuleIndex:           idx,
+		Level:               level(f.Severity),
+		Message:             sarifText{Text: f.Message},
+		PartialFingerprints: map[string]string{fingerprintKey: f.Fingerprint},
+	}
+	loc := sarifPhysical{ArtifactLocation: artifact(f.Path)}
+	if f.Pos.Line > 0 {
+		loc.Region = region(f.Pos)
+	}
+	if f.Path == "" {
+		// A repository-level finding: GitHub needs a location, so the
+		// root's first line stands for the repository.
+		loc = sarifPhysical{ArtifactLocation: sarifArtifact{URI: ".", URIBaseID: srcRoot}, Region: region(finding.Pos{Line: 1, Column: 1})}
+	}
+	res.Locations = []sarifLocation{{PhysicalLocation: loc}}
+	if f.Fix != nil && f.Path != "" {
+		res.Fixes = []sarifFix{{
+			Description: sarifText{Text: f.Fix.Description},
+			ArtifactChanges: []sarifArtifactChange{{
+				ArtifactLocation: artifact(f.Path),
+				Replacements: []sarifReplacement{{
+					DeletedRegion:   *region(f.Fix.Pos),
+					InsertedContent: sarifText{Text: f.Fix.Replacement},
+				}},
+			}},
+		}}
+	}
+	if s := f.Suppression; s != nil {
+		res.Suppressions = []sarifSuppression{{Kind: s.Kind, Justification: s.Justification}}
+	}
+	return res
 }
 
 // capBySeverity keeps the limit most severe findings (errors, then

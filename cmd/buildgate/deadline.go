@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/buildgate/buildgate/internal/safefile"
 )
 
 // deadlineGrace is how long past --timeout the watchdog waits for the
@@ -39,7 +41,7 @@ func startWatchdog(stderr io.Writer, timeout time.Duration) *watchdog {
 	}
 	w.timer = time.AfterFunc(timeout+deadlineGrace, func() {
 		fmt.Fprintf(stderr, "buildgate: the run did not finish within --timeout %s (while %s)\n", timeout, w.phase.Load())
-		os.Exit(exitUsage)
+		exitNow()
 	})
 	return w
 }
@@ -47,7 +49,9 @@ func startWatchdog(stderr io.Writer, timeout time.Duration) *watchdog {
 // set names the phase the run is in.
 func (w *watchdog) set(phase string) { w.phase.Store(phase) }
 
-// stop disarms the watchdog (before files are written: a fix is never cut
+// stop disarms the watchdog: lint's once its reports are written (they
+// are watched too: a report stopped half way leaves no file, see
+// exitNow), fix's before it writes the fixed files (a fix is never cut
 // half way).
 func (w *watchdog) stop() {
 	w.once.Do(func() {
@@ -56,6 +60,13 @@ func (w *watchdog) stop() {
 		}
 		close(w.done)
 	})
+}
+
+// exitNow ends the process with exit 2 from the watchdog, removing the
+// temporary file of a report being written (its old file stays whole).
+func exitNow() {
+	safefile.RemovePending()
+	os.Exit(exitUsage)
 }
 
 // maxMemory is the heap a run may use (--max-memory): past it the run
@@ -86,7 +97,7 @@ func (w *watchdog) watchMemory(stderr io.Writer, limit int64) {
 		metrics.Read(sample)
 		if sample[0].Value.Kind() == metrics.KindUint64 && int64(sample[0].Value.Uint64()) > limit {
 			fmt.Fprintf(stderr, "buildgate: the run used more than %d MB of memory (--max-memory), while %s\n", limit>>20, w.phase.Load())
-			os.Exit(exitUsage)
+			exitNow()
 		}
 	}
 }

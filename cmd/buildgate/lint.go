@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,6 +45,7 @@ type lintFlags struct {
 	// configFromRevSet: --config-from-rev was given, even as "".
 	configFromRevSet bool
 	maxMemoryMB      int64
+	maxReportMB      int64
 }
 
 // output is one report to write: a format and its file ("" for stdout).
@@ -98,6 +98,7 @@ usage, configuration or policy error.`,
 	fl.StringVar(&f.failOn, "fail-on", "error", "lowest severity that makes the exit status 1: error, warning, note or never")
 	fl.Int64Var(&f.maxSize, "max-file-size", lint.DefaultMaxFileSize, "files larger than this many bytes are not read (a BG001 finding instead)")
 	fl.Int64Var(&f.maxMemoryMB, "max-memory", 1024, "megabytes of memory the run may use; past it the run stops with exit 2 (0: no bound)")
+	fl.Int64Var(&f.maxReportMB, "max-report-size", defaultMaxReportMB, "megabytes each report may hold; past it the run stops with exit 2 and that report's file is not written (0: no bound)")
 	return cmd
 }
 
@@ -178,11 +179,16 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		Baselined:       out.Baselined,
 		NotNew:          out.NotNew,
 	}
+	// The watchdog keeps watching while the reports are written: their
+	// size is not the run's (findings that share one long fix text cost
+	// one string, each report writes every copy), so --timeout and
+	// --max-memory hold here too; --max-report-size bounds each report.
+	w := reportWriter{ctx: ctx, stdout: stdout, root: root, helpBase: f.helpURIBase, maxBytes: f.maxReportMB << 20, timeout: f.timeout, dog: dog}
 	if f.writeBaseline != "" {
 		all := *res
 		all.Findings = out.All
 		all.ShowSuppressed = false
-		if err := writeReport(output{format: "baseline", file: f.writeBaseline}, &all, stdout, "", root); err != nil {
+		if err := w.write(output{format: "baseline", file: f.writeBaseline}, &all); err != nil {
 			return err
 		}
 	}
@@ -194,7 +200,6 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if p, ok := vcs.Read(root); ok {
 		res.VersionControl = &report.VersionControl{RepositoryURI: p.RepositoryURI, RevisionID: p.Revision, Branch: p.Branch}
 	}
-	dog.stop()
 	res.Elapsed = time.Since(started)
 	res.ByteColumn = byteColumns(root)
 	for _, o := range outputs {
@@ -206,10 +211,11 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 			fmt.Fprintf(stderr, "buildgate: %d results, more than the %d GitHub accepts in a SARIF run: the SARIF report holds the %d most severe\n",
 				n, report.MaxSARIFResults, report.MaxSARIFResults)
 		}
-		if err := writeReport(o, res, stdout, f.helpURIBase, root); err != nil {
+		if err := w.write(o, res); err != nil {
 			return err
 		}
 	}
+	dog.stop()
 	for _, fd := range out.Findings {
 		if finding.SeverityRank(fd.Severity) >= failRank {
 			return &exitError{code: exitFindings}
@@ -273,31 +279,6 @@ func parseOutputs(f lintFlags) ([]output, error) {
 		seen[o.file] = true
 	}
 	return outs, nil
-}
-
-// writeReport renders one report into a buffer, then writes it: a failed
-// run leaves no half-written file.
-func writeReport(o output, res *report.Result, stdout io.Writer, helpBase, root string) error {
-	var buf bytes.Buffer
-	opts := report.Options{HelpURIBase: helpBase}
-	if o.file == "" && o.format == "text" {
-		opts.Color = useColor(stdout)
-	}
-	rep, _ := report.New(o.format, opts)
-	if o.format == "baseline" {
-		rep = report.JSON{Fingerprints: true}
-	}
-	if err := rep.Report(&buf, res); err != nil {
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("--format %s: %v", o.format, err)}
-	}
-	if o.file == "" {
-		_, err := stdout.Write(buf.Bytes())
-		return err
-	}
-	if err := safefile.WriteNamed(root, o.file, buf.Bytes()); err != nil {
-		return usageErr("writing the %s report to %s: %s", o.format, o.file, safefile.Describe(err))
-	}
-	return nil
 }
 
 // coversRoot reports whether the paths cover the whole root.
@@ -425,6 +406,9 @@ func nextSteps(fs []finding.Finding, rules []finding.Rule) string {
 	if canFix {
 		b.WriteString("`buildgate fix --diff` shows the fixes buildgate can make (`buildgate fix` applies them); ")
 	}
-	fmt.Fprintf(&b, "`buildgate rules %s` explains a rule and how to fix it; `# buildgate:ignore ID -- reason` on the line suppresses one (docs/suppressions.md)", fs[0].Rule)
+	// The id is a word (the engine refuses others) and the text report
+	// prints this line as SafeLine has it; escaped here too, so that the
+	// line is safe whoever prints it.
+	fmt.Fprintf(&b, "`buildgate rules %s` explains a rule and how to fix it; `# buildgate:ignore ID -- reason` on the line suppresses one (docs/suppressions.md)", report.Visible(fs[0].Rule))
 	return b.String()
 }

@@ -50,7 +50,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().BoolVar(&debugFlag, "debug", false, "print the Go stack of internal errors (a loader that panicked, ...) on stderr")
 	root.PersistentPreRun = func(*cobra.Command, []string) {
 		if debugFlag {
-			lint.SetDebug(stderr)
+			// A loader's panic names the file, and its value may quote it.
+			lint.SetDebug(safeLinesWriter{stderr})
 		}
 	}
 	root.AddCommand(newLintCmd(), newFixCmd(), newRulesCmd(), newVerifyCmd(), newParseCmd(), newVersionCmd())
@@ -84,7 +85,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	// never with a Go panic: an internal error is exit 2.
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "buildgate: internal error: %v (please report it; --debug prints the stack)\n", r)
+			fmt.Fprintf(stderr, "buildgate: internal error: %s (please report it; --debug prints the stack)\n", safeLines(fmt.Sprint(r)))
 			if debugFlag {
 				fmt.Fprintf(stderr, "%s", debug.Stack())
 			}
@@ -119,6 +120,17 @@ func safeLines(msg string) string {
 		lines[i] = report.SafeLine(l, false)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// safeLinesWriter writes each write's text as safeLines has it.
+type safeLinesWriter struct{ w io.Writer }
+
+func (s safeLinesWriter) Write(p []byte) (int, error) {
+	text := strings.TrimSuffix(string(p), "\n")
+	if _, err := io.WriteString(s.w, safeLines(text)+"\n"); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func main() {

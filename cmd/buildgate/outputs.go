@@ -1,8 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/buildgate/buildgate/internal/safefile"
+	"github.com/buildgate/buildgate/report"
 )
 
 // checkOutputs refuses a run that would overwrite its own input: a report
@@ -64,4 +72,93 @@ func sameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// defaultMaxReportMB is --max-report-size's default: far above any real
+// report (vLLM's 62 findings make 60 KB of SARIF; 100,000 findings, the
+// most one rule may have, some 60 MB of JSON), far below what findings
+// that share one 60 KB fix text reach (12,000 of them: 725 MB of JSON).
+const defaultMaxReportMB = 256
+
+// errReportTooLarge stops a report at --max-report-size.
+var errReportTooLarge = errors.New("report too large")
+
+// reportWriter writes a run's reports: each as it is made (never whole in
+// memory), to standard output or through safefile to its file (a new
+// file renamed over the old one: a report stopped half way leaves no
+// file), each bounded by --max-report-size and, with the watchdog still
+// watching, by --timeout and --max-memory.
+type reportWriter struct {
+	ctx      context.Context
+	stdout   io.Writer
+	root     string
+	helpBase string
+	maxBytes int64 // 0: no bound
+	timeout  time.Duration
+	dog      *watchdog
+}
+
+func (rw reportWriter) write(o output, res *report.Result) error {
+	opts := report.Options{HelpURIBase: rw.helpBase}
+	if o.file == "" && o.format == "text" {
+		opts.Color = useColor(rw.stdout)
+	}
+	rep, _ := report.New(o.format, opts)
+	if o.format == "baseline" {
+		rep = report.JSON{Fingerprints: true}
+	}
+	rw.dog.set("writing the " + o.format + " report")
+	err := error(nil)
+	if o.file == "" {
+		err = rep.Report(&boundedWriter{ctx: rw.ctx, w: rw.stdout, max: rw.maxBytes}, res)
+	} else {
+		err = safefile.WriteNamedFunc(rw.root, o.file, func(w io.Writer) error {
+			return rep.Report(&boundedWriter{ctx: rw.ctx, w: w, max: rw.maxBytes}, res)
+		})
+	}
+	where := "standard output"
+	if o.file != "" {
+		where = o.file
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errReportTooLarge):
+		return usageErr("the %s report to %s is larger than --max-report-size %d MB (each finding's message and fix are written whole, once per finding): %s",
+			o.format, where, rw.maxBytes>>20, stopped(o))
+	case rw.ctx.Err() != nil:
+		return usageErr("the run did not finish within --timeout %s (while writing the %s report to %s): %s", rw.timeout, o.format, where, stopped(o))
+	case o.file != "":
+		return usageErr("writing the %s report to %s: %s", o.format, o.file, safefile.Describe(err))
+	}
+	return &exitError{code: exitUsage, msg: fmt.Sprintf("--format %s: %v", o.format, err)}
+}
+
+// stopped says what is left of a report stopped half way.
+func stopped(o output) string {
+	if o.file == "" {
+		return "standard output holds the part written before it stopped"
+	}
+	return "the file is not written"
+}
+
+// boundedWriter passes writes on until the report passes max bytes
+// (errReportTooLarge) or the run's context ends.
+type boundedWriter struct {
+	ctx context.Context
+	w   io.Writer
+	n   int64
+	max int64
+}
+
+func (b *boundedWriter) Write(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if b.max > 0 && b.n+int64(len(p)) > b.max {
+		return 0, errReportTooLarge
+	}
+	n, err := b.w.Write(p)
+	b.n += int64(n)
+	return n, err
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/buildgate/buildgate/lint"
+	"github.com/buildgate/buildgate/report"
 	"github.com/spf13/cobra"
 )
 
@@ -34,7 +35,13 @@ The kind is taken from the file name (Dockerfile, *.hcl, requirements*.txt,
 			if err != nil {
 				return err
 			}
-			if _, err := cmd.OutOrStdout().Write(out); err != nil {
+			// The documents quote the files' text: JSON no CI runner
+			// reads a command in (report.RunnerSafe).
+			rs := report.NewRunnerSafe(cmd.OutOrStdout(), report.JSONHash)
+			if _, err := rs.Write(out); err != nil {
+				return err
+			}
+			if err := rs.Flush(); err != nil {
 				return err
 			}
 			if len(failed) > 0 {

@@ -34,14 +34,14 @@ catches, why, how to fix it (and what buildgate fix does), an example.`,
 			}
 			switch format {
 			case "json":
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rules)
+				return writeRulesJSON(w, rules)
 			case "text":
+				// A user rule's title is the pull request's text (its
+				// id and name are words: the engine refuses others).
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tSEVERITY\tNAME\tTITLE")
 				for _, r := range rules {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Severity, r.Name, r.Title)
+					fmt.Fprintln(tw, report.SafeLine(fmt.Sprintf("%s\t%s\t%s\t%s", r.ID, r.Severity, r.Name, oneLine(r.Title)), false))
 				}
 				return tw.Flush()
 			}
@@ -71,9 +71,7 @@ func explainRules(w io.Writer, rules []finding.Rule, args []string, format strin
 	}
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(picked)
+		return writeRulesJSON(w, picked)
 	case "text":
 		for i, r := range picked {
 			if i > 0 {
@@ -81,7 +79,8 @@ func explainRules(w io.Writer, rules []finding.Rule, args []string, format strin
 					return err
 				}
 			}
-			if _, err := io.WriteString(w, report.RuleText(r)); err != nil {
+			// A user rule's page is a file of the pull request.
+			if _, err := io.WriteString(w, report.SafeText(report.RuleText(r))); err != nil {
 				return err
 			}
 		}
@@ -89,3 +88,18 @@ func explainRules(w io.Writer, rules []finding.Rule, args []string, format strin
 	}
 	return usageErr("--format %q: want text or json", format)
 }
+
+// writeRulesJSON writes rules as JSON that no CI runner reads a command
+// in (report.RunnerSafe: a page or title may hold "##[").
+func writeRulesJSON(w io.Writer, rules []finding.Rule) error {
+	rs := report.NewRunnerSafe(w, report.JSONHash)
+	enc := json.NewEncoder(rs)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rules); err != nil {
+		return err
+	}
+	return rs.Flush()
+}
+
+// oneLine is s with its white space runs, line breaks included, one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/buildgate/buildgate/lint"
+	"github.com/buildgate/buildgate/report"
 	"github.com/spf13/cobra"
 )
 
@@ -42,12 +43,14 @@ does not compile.`,
 			for _, r := range results {
 				if r.Fail || r.Error != nil {
 					failed++
-					fmt.Fprintln(w, r.String())
+					// A test's name, file, error and print output are
+					// the policies' (the pull request's) text.
+					fmt.Fprintln(w, safeLines(r.String()))
 					if r.Output != "" {
-						fmt.Fprintf(w, "  print output:\n    %s\n", strings.ReplaceAll(strings.TrimSpace(r.Output), "\n", "\n    "))
+						fmt.Fprintf(w, "  print output:\n    %s\n", strings.ReplaceAll(safeLines(strings.TrimSpace(r.Output)), "\n", "\n    "))
 					}
 				} else if verbose {
-					fmt.Fprintln(w, r.String())
+					fmt.Fprintln(w, safeLines(r.String()))
 				}
 			}
 			if len(results) == 0 {
@@ -62,7 +65,7 @@ does not compile.`,
 				sort.Strings(files)
 				for _, f := range files {
 					fc := cov.Files[f]
-					fmt.Fprintf(w, "%6.1f%%  %s", fc.Percent(), f)
+					fmt.Fprintf(w, "%6.1f%%  %s", fc.Percent(), report.SafePath(f))
 					if len(fc.NotCoveredRanges) > 0 {
 						var rs []string
 						seen := map[[2]int]bool{}

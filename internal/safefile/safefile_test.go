@@ -5,6 +5,7 @@ package safefile
 import (
 	"bytes"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -257,5 +258,50 @@ func TestWriteNamedSpecialOutsideRoot(t *testing.T) {
 	}
 	if err := WriteNamed(root, out, []byte("x")); err == nil {
 		t.Error("a directory was written")
+	}
+}
+
+// A report is written as it is made (WriteNamedFunc): a write that fails
+// half way, or a process that must end half way (RemovePending, which
+// buildgate's watchdog runs before it exits), leaves the old file whole
+// and no temporary file, inside the root and outside it.
+func TestWriteNamedFuncHalfWay(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	for _, name := range []string{filepath.Join(root, "out", "r.json"), filepath.Join(outside, "r.json")} {
+		for _, tt := range []struct {
+			what  string
+			write func(w io.Writer) error
+		}{
+			{"an error", func(w io.Writer) error {
+				_, _ = io.WriteString(w, "half")
+				return errors.New("stopped")
+			}},
+			{"the process ends", func(w io.Writer) error {
+				_, _ = io.WriteString(w, "half")
+				RemovePending()
+				_, err := io.WriteString(w, " and the rest")
+				return err
+			}},
+		} {
+			os.MkdirAll(filepath.Dir(name), 0o755)
+			if err := os.WriteFile(name, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteNamedFunc(root, name, tt.write); err == nil {
+				t.Errorf("%s, %s: no error", name, tt.what)
+			}
+			if b, _ := os.ReadFile(name); string(b) != "old" {
+				t.Errorf("%s, %s: the file holds %q", name, tt.what, b)
+			}
+			if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(name), "*.tmp")); len(tmps) > 0 {
+				t.Errorf("%s, %s: %v left", name, tt.what, tmps)
+			}
+		}
+	}
+	if err := WriteNamedFunc(root, filepath.Join(root, "r.json"), func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "r.json")); string(b) != "new" {
+		t.Errorf("written: %q", b)
 	}
 }

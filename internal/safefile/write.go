@@ -3,10 +3,12 @@ package safefile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 )
 
 // WriteNamed writes data to a user-named file (a report, a baseline). A
@@ -16,6 +18,17 @@ import (
 // target, renamed over it, so a link at the name is replaced, not
 // followed, and a failed write leaves the old file whole.
 func WriteNamed(rootDir, name string, data []byte) error {
+	return WriteNamedFunc(rootDir, name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteNamedFunc is WriteNamed of what write writes, as it writes it (a
+// report is written a finding at a time, never held whole): an error
+// from write leaves the old file whole too, as does the end of the
+// process before the rename once RemovePending has run.
+func WriteNamedFunc(rootDir, name string, write func(io.Writer) error) error {
 	if rel, ok := Inside(rootDir, name); ok {
 		r, err := os.OpenRoot(rootDir)
 		if err != nil {
@@ -27,7 +40,7 @@ func WriteNamed(rootDir, name string, data []byte) error {
 				return classify(err)
 			}
 		}
-		return replace(func(n string, flag int) (*os.File, error) { return r.OpenFile(n, flag, 0o644) }, r.Rename, r.Remove, filepath.FromSlash(rel), data)
+		return replace(func(n string, flag int) (*os.File, error) { return r.OpenFile(n, flag, 0o644) }, r.Rename, r.Remove, filepath.FromSlash(rel), write)
 	}
 	// Outside the root the name is the user's: a device, a FIFO or a link
 	// to one (-o /dev/null, --format sarif=/dev/stdout, a named pipe) is
@@ -42,7 +55,7 @@ func WriteNamed(rootDir, name string, data []byte) error {
 		if err != nil {
 			return err
 		}
-		_, werr := f.Write(data)
+		werr := write(f)
 		if cerr := f.Close(); werr == nil {
 			werr = cerr
 		}
@@ -53,16 +66,34 @@ func WriteNamed(rootDir, name string, data []byte) error {
 			return err
 		}
 	}
-	return replace(func(n string, flag int) (*os.File, error) { return os.OpenFile(n, flag, 0o644) }, os.Rename, os.Remove, name, data)
+	return replace(func(n string, flag int) (*os.File, error) { return os.OpenFile(n, flag, 0o644) }, os.Rename, os.Remove, name, write)
 }
 
-func replace(open func(string, int) (*os.File, error), rename func(string, string) error, remove func(string) error, name string, data []byte) error {
+// pending are the temporary files being written (each key's value removes
+// it): the process may have to end while one is (the watchdog of
+// --timeout and --max-memory), and must not leave it behind.
+var pending sync.Map
+
+// RemovePending removes the temporary files still being written, before
+// the process ends without renaming them.
+func RemovePending() {
+	pending.Range(func(k, v any) bool {
+		v.(func())()
+		pending.Delete(k)
+		return true
+	})
+}
+
+func replace(open func(string, int) (*os.File, error), rename func(string, string) error, remove func(string) error, name string, write func(io.Writer) error) error {
 	tmp := fmt.Sprintf("%s.buildgate-%d.tmp", name, os.Getpid())
 	f, err := open(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {
 		return classify(err)
 	}
-	_, werr := f.Write(data)
+	key := new(int)
+	pending.Store(key, func() { _ = remove(tmp) })
+	defer pending.Delete(key)
+	werr := write(f)
 	cerr := f.Close()
 	if werr == nil {
 		werr = cerr
@@ -110,5 +141,8 @@ func Rewrite(rootDir, rel string, data []byte) error {
 			_ = f.Chmod(perm)
 		}
 		return f, err
-	}, r.Rename, r.Remove, name, data)
+	}, r.Rename, r.Remove, name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }

@@ -22,9 +22,11 @@ type Planned struct {
 // Fixes is the last step. A fix run (o not nil) plans the edits of the
 // findings it reports (suppressed ones are never among them) into
 // *planned; any other run gives each source-build finding the removal
-// buildgate fix would make, planned from every finding of the run (*all,
-// before the changed-lines and baseline filters), so every format and
-// library caller offers the same edits. suppressed are the run's
+// buildgate fix would make and takes a finding's own fix away (saying
+// why in its message) where fix would refuse its file, planned from
+// every finding of the run (*all, before the changed-lines and baseline
+// filters), so every format and library caller offers the edits fix
+// makes and no other (fixplan.Offer). suppressed are the run's
 // suppressed findings: a fix never takes one away.
 func Fixes(ctx context.Context, root string, rules []finding.Rule, o *FixOptions, all, suppressed *[]finding.Finding, planned *Planned) Step {
 	return Step{Name: "fixes", Fn: func(shown []finding.Finding) []finding.Finding {

@@ -64,3 +64,60 @@ func TestFixes(t *testing.T) {
 		}
 	})
 }
+
+// A report offers a finding's own fix only when buildgate fix would apply
+// it: fix leaves a whole file unchanged when one of its fixes does not fit
+// or overlaps another, so every finding of that file loses its fix and
+// says why (red-team case 6); the fixes of other files stay.
+func TestFixesOfferOnlyWhatFixApplies(t *testing.T) {
+	root := t.TempDir()
+	for name, text := range map[string]string{"a.txt": "numpy\n", "b.txt": "scipy\n"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(l, c, el, ec int) finding.Pos { return finding.Pos{Line: l, Column: c, EndLine: el, EndColumn: ec} }
+	mk := func(path, msg string, p finding.Pos) finding.Finding {
+		return finding.Finding{Rule: "X1", Name: "x", Severity: "error", Path: path, Message: msg, Pos: at(1, 1, 1, 1),
+			Fix: &finding.Fix{Replacement: "R", Pos: p}}
+	}
+	good := mk("b.txt", "fits", at(1, 1, 1, 3))
+	huge := mk("a.txt", "m0", at(1, 1, 1, 1))
+	huge.Fix.Replacement = strings.Repeat("x", 10<<20)
+	tests := []struct {
+		name   string
+		fds    []finding.Finding
+		reason string // in the messages of a.txt's findings; "" when they keep their fixes
+	}{
+		{"fixes that fit are offered", []finding.Finding{mk("a.txt", "m0", at(1, 1, 1, 3)), mk("a.txt", "m1", at(1, 4, 1, 6))}, ""},
+		{"identical fixes are one edit", []finding.Finding{mk("a.txt", "m0", at(1, 1, 1, 3)), mk("a.txt", "m1", at(1, 1, 1, 3))}, ""},
+		{"a fix past the end of the file", []finding.Finding{mk("a.txt", "m0", at(1, 1, 1, 3)), mk("a.txt", "m1", at(99, 1, 99, 1))}, "line 99 is past the end of the file"},
+		{"overlapping fixes", []finding.Finding{mk("a.txt", "m0", at(1, 1, 1, 4)), mk("a.txt", "m1", at(1, 2, 1, 6))}, "edits overlap"},
+		{"a column past the end of the line", []finding.Finding{mk("a.txt", "m0", at(1, 1, 1, 40))}, "column 40 is past the end of line 1"},
+		{"a fix that makes the file larger than buildgate reads", []finding.Finding{huge, mk("a.txt", "m1", at(1, 4, 1, 6))}, "more than the 10485760 buildgate reads"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			all := append(append([]finding.Finding(nil), tt.fds...), good)
+			var suppressed []finding.Finding
+			var planned Planned
+			got := Run(all, Fixes(context.Background(), root, nil, nil, &all, &suppressed, &planned))
+			for _, fd := range got {
+				if fd.Path == "b.txt" {
+					if fd.Fix == nil || fd.Message != "fits" {
+						t.Errorf("b.txt lost its fix: %+v", fd)
+					}
+					continue
+				}
+				switch {
+				case tt.reason == "" && (fd.Fix == nil || strings.Contains(fd.Message, "no fix")):
+					t.Errorf("%s: fix not offered: %q", fd.Message, fd.Message)
+				case tt.reason != "" && fd.Fix != nil:
+					t.Errorf("%s: offers the fix %+v, which fix refuses", fd.Message, fd.Fix)
+				case tt.reason != "" && !strings.Contains(fd.Message, "(no fix offered: buildgate fix leaves this file unchanged: ") || !strings.Contains(fd.Message, tt.reason):
+					t.Errorf("message %q does not say why (want %q)", fd.Message, tt.reason)
+				}
+			}
+		})
+	}
+}
