@@ -62,13 +62,17 @@ func localRef(s string) (string, bool, bool) {
 	return p, glob, p != ""
 }
 
+// dropQuotes removes a path's quotes (made once: a Replacer builds its
+// tables on first use, which costs more than a short path's replacing).
+var dropQuotes = strings.NewReplacer(`"`, "", `'`, "")
+
 var expansionRe = regexp.MustCompile(`\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]|\$\[\[[^\]]*\]\]|` + "`[^`]*`")
 
 // expansionsAsGlob reads each expansion of a path as *: whatever it
 // expands to (within one path component), the file is among the matches.
 // A path that keeps nothing literal names no file buildgate can tell ("").
 func expansionsAsGlob(s string) (string, bool) {
-	s = strings.NewReplacer(`"`, "", `'`, "").Replace(s)
+	s = dropQuotes.Replace(s)
 	if !strings.ContainsAny(s, "$`") {
 		return s, strings.ContainsAny(s, "*?[{")
 	}

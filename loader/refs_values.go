@@ -70,7 +70,7 @@ func (v values) script(s Script) {
 	}
 	for range 2 {
 		for _, a := range made {
-			raw := strings.NewReplacer(`"`, "", `'`, "").Replace(a.ValueText)
+			raw := dropQuotes.Replace(a.ValueText)
 			for _, x := range expandValues(raw, v) {
 				v.add(a.Name, &x)
 			}
@@ -100,12 +100,20 @@ func docValues(d Document) values {
 // reading, and one left naming no file gets unresolvedNote.
 func resolveRefs(refs []FileRef, vals values) []FileRef {
 	var out []FileRef
+	// A script names the same few variables many times: each path is
+	// resolved once.
+	memo := map[string][]string{}
+	notes := map[string]string{}
 	for _, r := range refs {
 		if r.raw == "" {
 			out = append(out, r)
 			continue
 		}
-		resolved := expandValues(r.raw, vals)
+		resolved, ok := memo[r.raw]
+		if !ok {
+			resolved = expandValues(r.raw, vals)
+			memo[r.raw] = resolved
+		}
 		for _, p := range resolved {
 			if lp, glob, ok := localRef(p); ok {
 				out = append(out, FileRef{Path: lp, Glob: glob, Via: r.Via, Kind: r.Kind, Pos: r.Pos, Note: r.Note})
@@ -118,7 +126,12 @@ func resolveRefs(refs []FileRef, vals values) []FileRef {
 		case r.Path != "":
 			out = append(out, r)
 		default:
-			r.Note = strings.Replace(unresolvedNote, "%s", unresolvedNames(r.raw), 1)
+			note, ok := notes[r.raw]
+			if !ok {
+				note = strings.Replace(unresolvedNote, "%s", unresolvedNames(r.raw), 1)
+				notes[r.raw] = note
+			}
+			r.Note = note
 			// A pipeline the CI system reads from an unknown file may be
 			// the whole build: always said. A script or Dockerfile named
 			// so is said where the file could hide what the rules look
@@ -200,7 +213,7 @@ func refFor(v, via string, kind Kind, pos Pos) (FileRef, bool) {
 	}
 	r.Path, r.Glob, _ = localRef(v)
 	if strings.ContainsAny(v, "$") {
-		r.raw = strings.NewReplacer(`"`, "", `'`, "").Replace(strings.TrimPrefix(v, "./"))
+		r.raw = dropQuotes.Replace(strings.TrimPrefix(v, "./"))
 	}
 	return r, r.Path != "" || r.raw != ""
 }

@@ -203,6 +203,28 @@ var hostileCases = []hostileCase{
 		}
 		return m
 	}, args: []string{"--timeout", "5s"}},
+	// The second red team of issue 26: scripts handed to a shell by eval
+	// and pipes (the nested-script budget bounds them), the shell's
+	// error-recovery bound, references with variables, and reports of
+	// findings sharing one large fix.
+	{name: "shell: eval and piped scripts naming the package, 4 MB", rel: "ci/u.sh", gen: func(s int) string {
+		return fill("mooncake=1\n", "eval 'cd mooncake && make' ; echo 'git clone x' | sh\n", "", min(s, 4<<20-64))
+	}},
+	{name: "shell: 40,000 references through variables", rel: "ci/v.sh", gen: func(s int) string {
+		var b strings.Builder
+		for i := 0; i < 40000; i++ {
+			fmt.Fprintf(&b, "S%d=ci/$A/$B%d; bash \"$S%d\"\n", i%50, i, i%50)
+		}
+		return b.String()
+	}},
+	{name: "shell: past the shell's 50 syntax errors, 4 MB", rel: "ci/w.sh", gen: func(s int) string {
+		return fill("", "x=$((echo a); (echo b))\n", "", min(s, 4<<20-64))
+	}},
+	{name: "report: 12,000 findings sharing a 60 KB fix", rel: "policy/p.rego", gen: func(int) string {
+		return "package buildgate.rules.big\n\nbig := concat(\"\", [\"x\" | some i in numbers.range(1, 60000)])\n\n" +
+			"deny contains {\"msg\": sprintf(\"m%d\", [i]), \"path\": \"requirements/rocm.txt\", \"pos\": {\"line\": 1, \"column\": 1}, " +
+			"\"fix\": {\"replacement\": big, \"pos\": {\"line\": 1, \"column\": 1, \"end_line\": 1, \"end_column\": 1}}} if {\n\tsome i in numbers.range(1, 12000)\n}\n"
+	}, args: []string{"--policy", "policy"}},
 	{name: "--data: 60 MB of JSON", rel: "d.json", gen: func(s int) string { return fill(`{"a": [`, "0,", `0]}`, 60<<20) },
 		more: dataPolicy, args: []string{"--policy", "policy", "--data", "d.json"}},
 	{name: "--data: 16 MB of strings (within its bounds)", rel: "d.json", gen: func(s int) string { return fill(`{"a": [`, `"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",`, `""]}`, 16<<20-64) },
