@@ -55,6 +55,8 @@ var wrappers = map[string]wrapper{
 	"catchsegv": {},
 	"eatmydata": {},
 	"fakeroot":  {},
+	"busybox":   {},
+	"toybox":    {},
 	"flock":     {valued: set("-w", "--wait", "--timeout", "-E", "--conflict-exit-code"), operands: 1},
 	"retry":     {valued: set("-t", "--times", "--tries", "-d", "--delay", "--until", "--while", "--max-time")},
 }
@@ -86,13 +88,26 @@ func WrapperFunctions(s Script) map[string]bool {
 	return out
 }
 
+// maxWrappers bounds the wrappers looked through in one command (`nice
+// nice nice … git`); past it the command is a part not read (BG001).
+const maxWrappers = 32
+
 // Effective is the index of the word that names the program a command
 // runs once the wrappers before it are looked through (0 when it has
-// none), or -1 when the wrappers run nothing (command -v x) or the
-// command is only wrappers.
+// none), or -1 when the wrappers run nothing (command -v x), the command
+// is only wrappers, or it has more than maxWrappers.
 func Effective(c ShellCommand, funcs map[string]bool) int {
+	i, _ := effective(c, funcs)
+	return i
+}
+
+// effective is Effective, and whether maxWrappers was passed.
+func effective(c ShellCommand, funcs map[string]bool) (int, bool) {
 	i := 0
-	for depth := 0; i < len(c.Words) && depth < 8; depth++ {
+	for depth := 0; i < len(c.Words); depth++ {
+		if depth >= maxWrappers {
+			return -1, true
+		}
 		name := wordValue(c.Words[i])
 		if funcs[name] {
 			i++
@@ -100,7 +115,7 @@ func Effective(c ShellCommand, funcs map[string]bool) int {
 		}
 		w, ok := wrappers[path.Base(name)]
 		if !ok {
-			return i
+			return i, false
 		}
 		i++
 		var opts []string
@@ -124,14 +139,14 @@ func Effective(c ShellCommand, funcs map[string]bool) int {
 			}
 		}
 		if w.runs != nil && !w.runs(opts) {
-			return -1
+			return -1, false
 		}
 		i += w.operands
 	}
 	if i >= len(c.Words) {
-		return -1
+		return -1, false
 	}
-	return i
+	return i, false
 }
 
 // wordValue is a word's literal value, else its text.

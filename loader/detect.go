@@ -3,6 +3,7 @@ package loader
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -16,6 +17,8 @@ func DetectName(rel string) (Kind, bool) {
 	case base == "Dockerfile" || strings.HasPrefix(base, "Dockerfile.") ||
 		strings.HasSuffix(base, ".Dockerfile") || strings.HasSuffix(base, ".dockerfile"):
 		return KindDockerfile, true
+	case containerfileName(lower):
+		return KindDockerfile, true
 	case strings.HasSuffix(lower, ".hcl"):
 		return KindHCL, true
 	case strings.HasSuffix(lower, ".txt") && (strings.HasPrefix(lower, "requirements") ||
@@ -23,11 +26,39 @@ func DetectName(rel string) (Kind, bool) {
 		return KindRequirements, true
 	case strings.HasSuffix(lower, ".sh") || strings.HasSuffix(lower, ".bash"):
 		return KindShell, true
+	case path.Dir(rel) == ".buildkite/hooks" && slices.Contains(BuildkiteHooks, base):
+		// The agent runs a repository's hooks whatever their first line.
+		return KindShell, true
 	case pipelineSystem(rel) != "":
 		return KindPipeline, true
 	}
 	return "", false
 }
+
+// containerfileName reports whether a name (lowercased) is one of the
+// other names builds give a Dockerfile: buildkit's lowercase default
+// `dockerfile`, podman's and buildah's `Containerfile`, and the variants
+// `Dockerfile-rocm`, `Dockerfile_rocm`, `Containerfile.rocm`,
+// `rocm.containerfile`; a name with another language's extension
+// (`dockerfile_test.go`, `dockerfile.py`) is that language's file.
+func containerfileName(lower string) bool {
+	for _, stem := range []string{"dockerfile", "containerfile"} {
+		switch {
+		case lower == stem, strings.HasSuffix(lower, "."+stem):
+			return true
+		case strings.HasPrefix(lower, stem+".") || strings.HasPrefix(lower, stem+"-") || strings.HasPrefix(lower, stem+"_"):
+			return !otherLanguage[strings.TrimPrefix(path.Ext(lower), ".")]
+		}
+	}
+	return false
+}
+
+// otherLanguage are extensions of files that are not Dockerfiles whatever
+// their stem says.
+var otherLanguage = map[string]bool{"go": true, "py": true, "md": true, "rst": true, "txt": true, "json": true, "yml": true, "yaml": true,
+	"toml": true, "sh": true, "bash": true, "rs": true, "js": true, "ts": true, "java": true, "rb": true, "c": true, "h": true,
+	"cc": true, "cpp": true, "hcl": true, "html": true, "xml": true, "orig": true, "bak": true, "swp": true, "lock": true, "sum": true,
+	"mod": true, "snap": true, "golden": true, "tar": true, "gz": true, "zip": true}
 
 func underDir(rel, dir string) bool {
 	parts := strings.Split(path.Dir(rel), "/")
@@ -49,9 +80,12 @@ func NeedsContent(rel string) bool {
 	return !strings.Contains(strings.TrimPrefix(base, "."), ".")
 }
 
-var shebangRe = regexp.MustCompile(`^#![ \t]*(\S*/)?(env[ \t]+(-\S+[ \t]+)*)?(ba)?sh([ \t]|$)`)
+// shebangRe is a POSIX-family shell's #! line: sh, bash, dash, zsh, ksh,
+// mksh, ash, yash, posh, directly or through env (with its options and
+// NAME=value words: `#!/usr/bin/env -S VAR=1 bash`).
+var shebangRe = regexp.MustCompile(`^#![ \t]*(\S*/)?(env[ \t]+(-\S+[ \t]+|\w+=\S*[ \t]+)*)?(ba|da|z|k|mk|a|ya|po)?sh([ \t]|$)`)
 
-// DetectContent recognises a sh or bash shebang on the first line.
+// DetectContent recognises a shell's shebang on the first line.
 func DetectContent(head []byte) (Kind, bool) {
 	line := string(head)
 	if i := strings.IndexByte(line, '\n'); i >= 0 {

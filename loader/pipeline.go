@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -36,6 +37,9 @@ type PipelineDocument struct {
 	// refs are the local files it has its CI system read or run
 	// (References).
 	refs []FileRef
+	// workdirs are the working directories its steps set (GitHub's
+	// working-directory): a script's relative paths are read from each.
+	workdirs []string
 	// comments are where its comments start, YAML's and its scripts'
 	// (realComments).
 	comments []Pos
@@ -462,6 +466,31 @@ func (p *pipeLoad) keyRefs(key string, v *yaml.Node, ctx pipeCtx) {
 		if p.is("github") && ctx.where == "" {
 			p.imageRef(deref(v))
 		}
+	case "working-directory":
+		if s := deref(v); p.is("github") && s != nil && s.Kind == yaml.ScalarNode && len(p.doc.workdirs) < maxCdDirs {
+			if d := path.Clean(strings.TrimPrefix(s.Value, "./")); d != "." && !strings.HasPrefix(d, "..") && !strings.HasPrefix(d, "/") {
+				p.doc.workdirs = append(p.doc.workdirs, d)
+			}
+		}
+	case "shell":
+		if s := deref(v); p.is("github") && s != nil && s.Kind == yaml.ScalarNode && strings.Contains(s.Value, "{0}") {
+			p.shellTemplateRefs(s)
+		}
+	}
+}
+
+// shellTemplateRefs reads a GitHub custom shell (`shell: bash -e
+// ci/run.sh {0}`) as the command it is: the runner runs it with {0} the
+// step's script file, so the files it names are run too.
+func (p *pipeLoad) shellTemplateRefs(v *yaml.Node) {
+	at := p.nodePos(v)
+	var c ShellCommand
+	for _, f := range strings.Fields(strings.ReplaceAll(v.Value, "{0}", "/tmp/step-script")) {
+		c.Words = append(c.Words, Word{Text: f, Value: strp(f), Pos: at})
+	}
+	if len(c.Words) > 0 {
+		c.Name = *c.Words[0].Value
+		p.doc.refs = append(p.doc.refs, commandRefs(Script{Commands: []ShellCommand{c}}, ".")...)
 	}
 }
 

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"path"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -118,15 +119,40 @@ func (p *pipeLoad) plugins(n *yaml.Node, ctx pipeCtx) {
 	switch n.Kind {
 	case yaml.SequenceNode:
 		for _, it := range n.Content {
-			if m := deref(it); m != nil && m.Kind == yaml.MappingNode {
+			switch m := deref(it); {
+			case m != nil && m.Kind == yaml.MappingNode:
 				entries = append(entries, pairs(m, &p.visits)...)
+			case m != nil && m.Kind == yaml.ScalarNode:
+				p.pluginHooks(m)
 			}
 		}
 	case yaml.MappingNode:
 		entries = pairs(n, &p.visits)
 	}
 	for _, kv := range entries {
+		p.pluginHooks(deref(kv[0]))
 		p.plugin(kv, ctx)
+	}
+}
+
+// BuildkiteHooks are the hooks the Buildkite agent runs from a
+// repository's .buildkite/hooks and from a plugin's hooks directory, as
+// scripts whatever their first line (the agent's documentation).
+var BuildkiteHooks = []string{"environment", "pre-checkout", "checkout", "post-checkout", "pre-command", "command",
+	"post-command", "pre-artifact", "post-artifact", "pre-exit"}
+
+// pluginHooks are the hooks of a plugin the repository holds (a name that
+// is a path: `- ./.buildkite/plugins/build`): the agent runs them.
+func (p *pipeLoad) pluginHooks(name *yaml.Node) {
+	if name == nil || name.Kind != yaml.ScalarNode {
+		return
+	}
+	dir, _, _ := strings.Cut(name.Value, "#")
+	if !strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../") {
+		return
+	}
+	for _, h := range BuildkiteHooks {
+		p.ref(path.Join(dir, "hooks", h), "runs", KindShell, name)
 	}
 }
 

@@ -42,9 +42,49 @@ type FileRef struct {
 // run (discovery follows them: docs/architecture.md). A file past a
 // bound of its own parse has that bound among its errors.
 func References(d Document) []FileRef {
+	return uniqueRefs(references(d))
+}
+
+// uniqueRefs drops a reference named again the same way.
+func uniqueRefs(refs []FileRef) []FileRef {
+	type key struct {
+		path, via, note, raw string
+		kind                 Kind
+		glob                 bool
+	}
+	seen := make(map[key]bool, len(refs))
+	out := refs[:0]
+	for _, r := range refs {
+		k := key{r.Path, r.Via, r.Note, r.raw, r.Kind, r.Glob}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func references(d Document) []FileRef {
 	switch d := d.(type) {
 	case *PipelineDocument:
-		return resolveRefs(d.refs, docValues(d))
+		refs := append([]FileRef(nil), d.refs...)
+		for _, r := range d.refs {
+			if r.Via == "runs" || r.Via == "build" || r.Via == "upload" {
+				for _, wd := range d.workdirs {
+					refs = append(refs, r.inDir(wd))
+				}
+			}
+		}
+		for _, b := range d.Builds {
+			if b.Via == "action" {
+				refs = append(refs, actionRefs(b)...)
+			}
+		}
+		return resolveRefs(refs, docValues(d))
+	case *HCLDocument:
+		return hclRefs(d)
+	case *DockerfileDocument:
+		return dockerfileRefs(d)
 	case *ShellDocument:
 		return resolveRefs(commandRefs(d.Script, path.Dir(d.Path)), docValues(d))
 	}
@@ -126,8 +166,13 @@ func (p *pipeLoad) includeRefs(v *yaml.Node) {
 // selfProject reports whether a GitLab include's project: is the pipeline's
 // own repository, as the predefined variables name it.
 func selfProject(v string) bool {
-	v = strings.Trim(strings.TrimSpace(v), "$"+"{}")
-	return v == "CI_PROJECT_PATH" || v == "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH"
+	v = strings.NewReplacer("${", "$", "}", "").Replace(strings.TrimSpace(v))
+	switch v {
+	case "$CI_PROJECT_PATH", "$CI_MERGE_REQUEST_SOURCE_PROJECT_PATH", "$CI_MERGE_REQUEST_PROJECT_PATH",
+		"$CI_PROJECT_NAMESPACE/$CI_PROJECT_NAME", "$CI_PROJECT_ROOT_NAMESPACE/$CI_PROJECT_NAME":
+		return true
+	}
+	return false
 }
 
 // usesRef is the file a step's uses: ./path runs: a reusable workflow, or
@@ -180,7 +225,24 @@ var uploadValueOptions = map[string]bool{
 var readers = map[string]bool{"cat": true, "envsubst": true, "sed": true, "jq": true, "yq": true, "tee": true, "head": true, "tail": true, "awk": true, "sort": true, "grep": true, "tr": true, "m4": true}
 
 // interpreters run the script file they are given.
-var interpreters = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "ash": true, "source": true, ".": true}
+var interpreters = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "ash": true, "mksh": true,
+	"yash": true, "posh": true, "hush": true, "source": true, ".": true}
+
+// stdinPaths name a process's standard input as a file.
+var stdinPaths = map[string]bool{"/dev/stdin": true, "/proc/self/fd/0": true, "/dev/fd/0": true}
+
+// procSubstRefs adds the files the readers inside a process substitution
+// word print (<(cat FILE)).
+func procSubstRefs(cmds []ShellCommand, w Word, add func(Word, string, Kind)) {
+	for _, c := range cmds {
+		if !inside(c.Pos, w.Pos) || len(c.Words) == 0 || !readers[path.Base(wordValue(c.Words[0]))] {
+			continue
+		}
+		for _, a := range c.Words[1:] {
+			add(a, "runs", KindShell)
+		}
+	}
+}
 
 // commandRefs are the files a script's commands have the CI system read
 // or run (commands seen through their wrappers): the files buildkite-agent
@@ -193,6 +255,7 @@ var interpreters = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh"
 func commandRefs(s Script, dir string) []FileRef {
 	var out []FileRef
 	funcs := WrapperFunctions(s)
+	cds := cdDirs(s, dir)
 	add := func(w Word, via string, kind Kind) {
 		v := w.Text
 		if w.Value != nil {
@@ -203,8 +266,14 @@ func commandRefs(s Script, dir string) []FileRef {
 		}
 		if r, ok := refFor(v, via, kind, w.Pos); ok {
 			out = append(out, r)
-			if dir != "." && dir != "" && !strings.HasPrefix(v, "/") {
+			if strings.HasPrefix(v, "/") {
+				return
+			}
+			if dir != "." && dir != "" {
 				out = append(out, r.inDir(dir))
+			}
+			for _, d := range cds {
+				out = append(out, r.inDir(d))
 			}
 		}
 	}
@@ -228,15 +297,26 @@ func commandRefs(s Script, dir string) []FileRef {
 				for _, f := range dockerOption(ws[rest:], tool, "--file") {
 					add(f, "build", kind)
 				}
+				if stdinDockerfile(tool, ws[rest:]) {
+					stdinFileRefs(s.Commands, i, "build", KindDockerfile, add)
+				}
 			}
 		case interpreters[name]:
-			if j := scriptArg(ws); j > 0 {
+			j := scriptArg(ws)
+			if j > 0 && stdinPaths[wordValue(ws[j])] {
+				j = 0 // bash /dev/stdin < FILE reads FILE
+			}
+			if j > 0 && strings.HasPrefix(ws[j].Text, "<(") {
+				// bash <(cat FILE), source <(cat FILE): the script is
+				// what the process substitution's readers print.
+				procSubstRefs(s.Commands, ws[j], add)
+			} else if j > 0 {
 				add(ws[j], "runs", KindShell)
 			} else if j == 0 {
 				// The shell reads its script from its standard input:
 				// a file redirected to it, or what the commands before it
 				// in its pipeline print (cat FILE | bash).
-				stdinScriptRefs(s.Commands, i, add)
+				stdinFileRefs(s.Commands, i, "runs", KindShell, add)
 			}
 		case runByPath(wordValue(ws[0])):
 			add(ws[0], "runs", KindShell)
@@ -293,14 +373,15 @@ func runByPath(p string) bool {
 	return ext == "" || ext == ".sh" || ext == ".bash"
 }
 
-// stdinScriptRefs are the files a shell at index i reads its script from:
-// the file its standard input is redirected from (bash < FILE), and the
-// files the readers before it in its pipeline print (cat FILE | bash).
-func stdinScriptRefs(cmds []ShellCommand, i int, add func(Word, string, Kind)) {
+// stdinFileRefs are the files a command at index i reads from its
+// standard input (a shell's script, docker build -'s Dockerfile): the file
+// it is redirected from (bash < FILE), and the files the readers before it
+// in its pipeline print (cat FILE | bash).
+func stdinFileRefs(cmds []ShellCommand, i int, via string, kind Kind, add func(Word, string, Kind)) {
 	c := cmds[i]
 	for _, r := range c.Redirects {
 		if r.Op == "<" && (r.Fd == "" || r.Fd == "0") && r.Word != nil {
-			add(*r.Word, "runs", KindShell)
+			add(*r.Word, via, kind)
 		}
 	}
 	if c.Pipeline == nil {
@@ -316,11 +397,11 @@ func stdinScriptRefs(cmds []ShellCommand, i int, add func(Word, string, Kind)) {
 			continue
 		}
 		for _, w := range prev.Words[e+1:] {
-			add(w, "runs", KindShell)
+			add(w, via, kind)
 		}
 		for _, r := range prev.Redirects {
 			if r.Op == "<" && (r.Fd == "" || r.Fd == "0") && r.Word != nil {
-				add(*r.Word, "runs", KindShell)
+				add(*r.Word, via, kind)
 			}
 		}
 	}

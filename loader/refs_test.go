@@ -66,6 +66,19 @@ func TestCommandRefs(t *testing.T) {
 		{"D=docker/x; docker build -f \"$D\" .", "docker/x=dockerfile"},
 		{"X=\"${X:-docker/b.hcl}\"\ndocker buildx bake -f \"${X}\" -f ci/d.hcl", "ci/d.hcl=hcl docker/b.hcl=hcl"},
 		{"DIR=ci; F=\"$DIR/p.sh\"; bash \"$F\"", "ci/p.sh=shell"},
+		{"bash /dev/stdin < ci/b", "ci/b=shell"},
+		{"sh /proc/self/fd/0 < ci/b", "ci/b=shell"},
+		{"bash <(cat ci/b)", "ci/b=shell"},
+		{". <(cat ci/b)", "ci/b=shell"},
+		{"busybox sh ci/b", "ci/b=shell"},
+		{"mksh ci/b", "ci/b=shell"},
+		{"nice nice nice nice nice nice nice nice nice bash ci/b", "ci/b=shell"},
+		{"env -S \"bash ci/b\" x", "ci/b=shell"},
+		{"docker build - < docker/x", "docker/x=dockerfile"},
+		{"docker build -f - . < docker/x", "docker/x=dockerfile"},
+		{"cat docker/x | docker build -t i -", "docker/x=dockerfile"},
+		{"cd ci && ./b", "b=shell ci/b=shell"},
+		{"cd ci; sh b", "b=shell ci/b=shell"},
 		{"bash < ci/b", "ci/b=shell"},
 		{"cat ci/b | bash", "ci/b=shell"},
 		{"cat ci/b | sudo bash -e", "ci/b=shell"},
@@ -78,6 +91,16 @@ func TestCommandRefs(t *testing.T) {
 		if got := refsOf(KindShell, "run.sh", tt.src+"\n"); got != tt.want {
 			t.Errorf("%s\n got %q\nwant %q", tt.src, got, tt.want)
 		}
+	}
+}
+
+// A script that changes into a directory made from its own runs the files
+// there.
+func TestScriptDirRefs(t *testing.T) {
+	t.Parallel()
+	got := refsOf(KindShell, "scripts/b.sh", "cd \"$(dirname \"$0\")/../ci\"\n./b\n")
+	if !strings.Contains(got, "ci/b=shell") {
+		t.Errorf("got %q", got)
 	}
 }
 
@@ -160,3 +183,91 @@ func TestShellBoundsAreUnread(t *testing.T) {
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Files a workflow names through its steps' settings and actions, a bake
+// file through its targets, a Dockerfile through what it copies and runs.
+func TestBuildRefs(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		kind      Kind
+		name, src string
+		want      string
+	}{
+		{KindPipeline, ".github/workflows/a.yml", "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: ./b\n        working-directory: ci\n", "b=shell ci/b=shell"},
+		{KindPipeline, ".github/workflows/a.yml", "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: echo\n        shell: bash -e ci/b {0}\n", "ci/b=shell"},
+		{KindPipeline, ".github/workflows/a.yml", "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - uses: docker/build-push-action@v6\n        with:\n          file: ci/img\n", "ci/img=dockerfile"},
+		{KindPipeline, ".github/workflows/a.yml", "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - uses: docker/bake-action@v5\n        with:\n          files: ci/b.hcl\n", "ci/b.hcl=hcl"},
+		{KindPipeline, ".buildkite/pipeline.yml", "steps:\n  - command: make\n    plugins:\n      - ./.buildkite/plugins/mc: ~\n", "hooks"},
+		{KindPipeline, ".gitlab-ci.yml", "include:\n  - project: ${CI_PROJECT_NAMESPACE}/${CI_PROJECT_NAME}\n    file: ci/x.yml\n", "ci/x.yml="},
+		{KindHCL, "docker/docker-bake.hcl", "target \"a\" {\n  context = \".\"\n  dockerfile = \"ci/img\"\n}\n", "ci/img=dockerfile docker/ci/img=dockerfile"},
+		{KindDockerfile, "docker/Dockerfile", "FROM x\nCOPY ci/mc /mc\nRUN sh /mc\n", "ci/mc=shell docker/ci/mc=shell"},
+		{KindDockerfile, "Dockerfile", "FROM x\nWORKDIR /w\nCOPY ci/mc tools/\nRUN ./tools/mc --fast\n", "ci/mc=shell"},
+		{KindDockerfile, "Dockerfile", "FROM x\nRUN --mount=type=bind,source=ci/mc,target=/mc /mc\n", "ci/mc=shell"},
+		{KindDockerfile, "Dockerfile", "FROM x\nCOPY --from=b /mc /mc\nRUN sh /mc\n", ""},
+		{KindDockerfile, "Dockerfile", "FROM x\nCOPY cmake cmake/\nRUN cmake .\n", ""},
+	} {
+		got := refsOf(tt.kind, tt.name, tt.src)
+		if tt.want == "hooks" {
+			if !strings.Contains(got, ".buildkite/plugins/mc/hooks/command=shell") || !strings.Contains(got, ".buildkite/plugins/mc/hooks/pre-command=shell") {
+				t.Errorf("%s: plugin hooks not named: %q", tt.name, got)
+			}
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("%s %q\n got %q\nwant %q", tt.name, tt.src, got, tt.want)
+		}
+	}
+}
+
+// The guards that have a Dockerfile or bake file parsed for its
+// references though it mentions nothing the rules look for, and leave
+// the others unparsed.
+func TestRefGuards(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		kind Kind
+		src  string
+		want bool
+	}{
+		{KindDockerfile, "FROM x\nCOPY ci/mc /mc\nRUN sh /mc\n", true},
+		{KindDockerfile, "FROM x\nCOPY ci/mc /opt/\nRUN apt-get update && \\\n    /opt/mc\n", true},
+		{KindDockerfile, "FROM x\nRUN --mount=type=bind,source=ci/mc,target=/mc sh /mc\n", true},
+		{KindDockerfile, "FROM x\nCOPY cmake cmake/\nRUN cmake -S . -B b \\\n    x/y.cmake\n", false},
+		{KindDockerfile, "FROM x\nCOPY tools/b.sh /b.sh\nRUN bash /b.sh\n", false},
+		{KindDockerfile, "FROM x\nCOPY --from=s /mc /mc\nRUN sh /mc\n", false},
+		{KindHCL, "target \"a\" {\n  dockerfile = \"docker/Dockerfile.rocm\"\n}\n", false},
+		{KindHCL, "target \"a\" {\n  dockerfile = \"ci/img\"\n}\n", true},
+		{KindHCL, "target \"a\" {\n  dockerfile = var.df\n}\n", true},
+	} {
+		if got := MustParse(tt.kind, []byte(tt.src)); got != tt.want {
+			t.Errorf("%s %q: parsed %v, want %v", tt.kind, tt.src, got, tt.want)
+		}
+	}
+}
+
+// A command is the command its wrappers run: its words, and the
+// wrappers' words apart.
+func TestLookThrough(t *testing.T) {
+	t.Parallel()
+	d := loadShell("run.sh", []byte("sudo -E timeout 1h git clone https://x/y.git\ncommand -v git\nenv -S 'make install'\nretry() { \"$@\"; }\nretry cmake .\n"))
+	var got []string
+	for _, c := range d.Commands {
+		var ws []string
+		for _, w := range c.Wrappers {
+			ws = append(ws, w.Text)
+		}
+		got = append(got, c.Name+"|"+strings.Join(ws, " "))
+	}
+	want := "git|sudo -E timeout 1h command| make|env \"$@\"| cmake|retry"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got  %q\nwant %q", strings.Join(got, " "), want)
+	}
+	deep := strings.Repeat("nice ", maxWrappers+1) + "git clone x\n"
+	found := false
+	for _, e := range loadShell("run.sh", []byte(deep)).Errors {
+		found = found || !e.Syntax && strings.Contains(e.Message, "wrappers")
+	}
+	if !found {
+		t.Error("more wrappers than buildgate looks through: no part-not-read error")
+	}
+}

@@ -228,3 +228,45 @@ func (r FileRef) inDir(dir string) FileRef {
 	}
 	return r
 }
+
+// maxCdDirs bounds the directories a script's references are also read
+// from.
+const maxCdDirs = 8
+
+// scriptDirRe is how a script names its own directory: $(dirname "$0"),
+// $(dirname "${BASH_SOURCE[0]}"), ${0%/*}, `dirname $0`, and the same in
+// $(cd … && pwd).
+var scriptDirRe = regexp.MustCompile(`\$\(\s*cd\s+"?\$\(\s*dirname\s+"?\$(?:\{BASH_SOURCE(?:\[0\])?\}|\{?0\}?)"?\s*\)"?\s*(?:&&|;)\s*pwd\s*\)|\$\(\s*dirname\s+"?\$(?:\{BASH_SOURCE(?:\[0\])?\}|\{?0\}?)"?\s*\)|` + "`dirname \"?\\$\\{?0\\}?\"?`" + `|\$\{0%/\*\}|\$\{BASH_SOURCE(?:\[0\])?%/\*\}`)
+
+// cdDirs are the directories a script changes into with cd or pushd (a
+// literal path, or one made from the script's own directory): a file it
+// then runs by a relative path is read from each, as well as from the
+// root and the script's directory (which directory holds at the command
+// is not tracked: each is tried).
+func cdDirs(s Script, dir string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range s.Commands {
+		if (c.Name != "cd" && c.Name != "pushd") || len(c.Words) < 2 || len(out) >= maxCdDirs {
+			continue
+		}
+		w := c.Words[len(c.Words)-1]
+		v := wordValue(w)
+		if w.Value == nil {
+			v = scriptDirRe.ReplaceAllLiteralString(dropQuotes.Replace(w.Text), dir)
+			if strings.ContainsAny(v, "$`") {
+				continue
+			}
+		}
+		if v == "" || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "-") || strings.HasPrefix(v, "~") {
+			continue
+		}
+		for _, d := range []string{path.Clean(v), path.Join(dir, v)} {
+			if d != "." && !strings.HasPrefix(d, "../") && d != ".." && !seen[d] && len(out) < maxCdDirs {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}

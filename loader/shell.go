@@ -69,8 +69,12 @@ type Expansion struct {
 // ShellCommand is a simple command; Name is its first word's literal value
 // (or its text when not static).
 type ShellCommand struct {
+	// Name and Words are the command its wrappers run (sudo -E git clone
+	// … is git clone …); Wrappers are the words of those wrappers, absent
+	// when it has none (shell_effective.go).
 	Name     string `json:"name"`
 	Words    []Word `json:"words"`
+	Wrappers []Word `json:"wrappers,omitempty"`
 	Function string `json:"function"`
 	Pos      Pos    `json:"pos"`
 	// Redirects are its redirections (<, >, >>, <<, <<<, 2>&1 …), each
@@ -204,6 +208,7 @@ func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Erro
 			syntax.Walk(&p.comments[i], x.visit)
 		}
 	}
+	x.errs = append(x.errs, lookThrough(&x.script)...)
 	return x.script, x.comments, x.errs, x.synErrs
 }
 
@@ -483,7 +488,11 @@ func foreignInterpreter(shebang *Word) string {
 			}
 		}
 	}
-	if nestedShells[prog] || prog == "env" || strings.HasSuffix(prog, "sh") {
+	// bash and the POSIX shells mvdan/sh reads; zsh (and csh, fish …)
+	// have their own syntax: a file of theirs is read as shell for what
+	// reads the same.
+	switch prog {
+	case "sh", "bash", "dash", "ash", "ksh", "mksh", "posh", "yash", "hush", "busybox", "env":
 		return ""
 	}
 	return prog

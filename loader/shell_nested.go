@@ -25,7 +25,8 @@ const (
 	maxNestedBytes = 1 << 20
 )
 
-var nestedShells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "ash": true}
+var nestedShells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "ash": true, "mksh": true,
+	"yash": true, "posh": true, "hush": true}
 
 // nestedScriptArg returns the indexes of the argument of a simple command
 // that starts a shell (bash, su) and of the argument that shell runs as a

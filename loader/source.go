@@ -50,8 +50,40 @@ const maxBareBytes = 256 << 10
 // content (one error, no parse either way), a file past a bound counted
 // before parsing (so that the bound is reported).
 func MustParse(kind Kind, src []byte) bool {
+	// A bake file that names a Dockerfile is parsed for the reference
+	// (hclRefs): the Dockerfile may hold what the rules look for.
 	return kind == KindRequirements || kind == KindPipeline || kind == KindShell ||
+		kind == KindHCL && namesOtherDockerfile(src) ||
+		kind == KindDockerfile && copiesAndRuns(src) ||
 		len(src) > maxBareBytes || bytes.IndexByte(src, 0) >= 0 || overBound(kind, src)
+}
+
+// namesOtherDockerfile reports, without parsing, whether a bake file
+// names a Dockerfile (`dockerfile = "…"`) that discovery would not find by
+// its name: only then is the file parsed for the reference (hclRefs).
+func namesOtherDockerfile(src []byte) bool {
+	for rest := src; ; {
+		i := bytes.Index(rest, []byte("dockerfile"))
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len("dockerfile"):]
+		v := bytes.TrimLeft(rest, " \t")
+		if !bytes.HasPrefix(v, []byte("=")) {
+			continue
+		}
+		v = bytes.TrimLeft(v[1:], " \t")
+		if !bytes.HasPrefix(v, []byte(`"`)) {
+			return true // computed: cannot tell
+		}
+		end := bytes.IndexAny(v[1:], "\"\n")
+		if end < 0 {
+			return true
+		}
+		if k, ok := DetectName(string(v[1 : 1+end])); !ok || k != KindDockerfile {
+			return true
+		}
+	}
 }
 
 // Bare is the document of a file that is not parsed because it says
