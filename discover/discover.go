@@ -137,7 +137,7 @@ func (w *walker) arg(arg string) error {
 		return &PathError{arg, "cannot be read: " + errText(err)}
 	}
 	if !ok {
-		return &PathError{arg, "is not a build file buildgate knows (Dockerfile, *.hcl, requirements*.txt, *.sh, a sh/bash shebang, or a CI pipeline: .buildkite/*.yml, .github/workflows/*.yml, .gitlab-ci.yml; `kinds:` in .buildgate.yaml adds paths)"}
+		return &PathError{arg, "is not a build file buildgate knows (Dockerfile, Containerfile, *.hcl, requirements*.txt, *.sh, a shell's shebang, a Buildkite hook, or a CI pipeline: .buildkite/*.yml, .github/workflows/*.yml, .gitlab-ci.yml; `kinds:` in .buildgate.yaml adds paths)"}
 	}
 	w.add(File{Path: relSlash, Kind: k})
 	return nil

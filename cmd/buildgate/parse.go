@@ -22,7 +22,7 @@ the file that holds .git; outside a repository, the working directory when
 the file is below it, else the file's own directory.
 
 The kind is taken from the file name (Dockerfile, *.hcl, requirements*.txt,
-*.sh, ...) or a sh/bash shebang; --kind overrides it.`,
+*.sh, ...) or a shell's shebang; --kind overrides it.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if maxSize <= 0 {
