@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// The second red team of issue 26 (cases 2, 3, 7, 8, 9 and 10 of its
-// report): a source build in a file a command runs or builds under a
+// The second and third red teams of issue 26 (the second's cases 2, 3,
+// 7, 8, 9 and 10, the third's 1 to 5, 7, 9 and 10): a source build in a file a command runs or builds under a
 // spelling its program accepts, or in a script handed to a shell, is
 // read; where buildgate cannot read it, that is a BG001. Each fixture is
 // written here; none passes the gate.
@@ -44,6 +44,18 @@ func TestAttacksOnReading(t *testing.T) {
 			"ci/gen.yml":              "steps:\n  - command: docker build --build-arg MOONCAKE_BRANCH=main -f docker/Dockerfile.rocm .\n",
 			"ci/upload.sh":            strings.Repeat("x=$((echo a); (echo b))\n", 51) + "buildkite-agent pipeline upload ci/gen.yml\n",
 			".buildkite/pipeline.yml": "steps:\n  - command: bash ci/upload.sh\n"}, bg001},
+		// The third red team of issue 26.
+		{"sudo -E timeout 1h in a RUN", map[string]string{"docker/Dockerfile.rocm": "FROM rocm/dev-ubuntu-22.04\nRUN sudo -E timeout 1h " + sb + "\n"}, bg104},
+		{"build-push-action file:", map[string]string{"ci/img": df, ".github/workflows/ci.yml": "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - uses: docker/build-push-action@v6\n        with:\n          file: ci/img\n"}, bg104},
+		{"a bake target's dockerfile", map[string]string{"ci/img": df, "docker-bake.hcl": "target \"default\" {\n  context = \".\"\n  dockerfile = \"ci/img\"\n}\n"}, bg104},
+		{"docker build - < FILE", map[string]string{"ci/img": df, ".github/workflows/ci.yml": wf("", "docker build - < ci/img")}, bg104},
+		{"a Buildkite repository hook", map[string]string{".buildkite/hooks/pre-command": sb + "\n", ".buildkite/pipeline.yml": "steps:\n  - command: make\n"}, bg104},
+		{"a Dockerfile's copied script, run", map[string]string{"ci/mc": sb + "\n", "docker/Dockerfile.rocm": "FROM rocm/dev-ubuntu-22.04\nCOPY ci/mc /mc\nRUN sh /mc\n"}, bg104},
+		{"working-directory", map[string]string{"ci/build-it": sb + "\n", ".github/workflows/ci.yml": "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: ./build-it\n        working-directory: ci\n"}, bg104},
+		{"cd DIR && ./FILE", map[string]string{"ci/build-it": sb + "\n", ".github/workflows/ci.yml": wf("", "cd ci && ./build-it")}, bg104},
+		{"a Containerfile", map[string]string{"ci/ctx/Containerfile": df}, bg104},
+		{"a GitLab self-include by namespace and name", map[string]string{"ci/x.yml": "b:\n  script:\n    - " + sb + "\n",
+			".gitlab-ci.yml": "include:\n  - project: ${CI_PROJECT_NAMESPACE}/${CI_PROJECT_NAME}\n    file: ci/x.yml\n"}, bg104},
 	}
 	attacks := make([]attack, 0, len(cases))
 	for _, c := range cases {
