@@ -272,10 +272,86 @@ func TestAttacksWithSpecialFiles(t *testing.T) {
 		{name: "a requirements file that is a link to .git/config",
 			files: map[string]string{".git/config": "[http]\n\textraheader = AUTHORIZATION: basic SECRETTOKEN\n"}, setup: symlink(".git/config", "requirements.txt"), code: 1,
 			stdout: []string{"requirements.txt:1:1: error: requirements.txt: cannot open the file: it is inside .git"}, secrets: []string{"SECRETTOKEN"}},
+		{name: "the configuration as a link to .git/config",
+			files: map[string]string{".git/config": "[http]\n\textraheader = AUTHORIZATION: basic SECRETTOKEN\n"}, setup: symlink(".git/config", ".buildgate.yaml"), code: 2,
+			stderr: []string{".buildgate.yaml: cannot read: it is inside .git"}, secrets: []string{"SECRETTOKEN"}},
+		{name: "--data as a link to .git/config",
+			files: map[string]string{".git/config": "[http]\n\textraheader = AUTHORIZATION: basic SECRETTOKEN\n"}, setup: symlink(".git/config", "data.yaml"),
+			args: []string{"--data", "data.yaml"}, code: 2, stderr: []string{"data.yaml", "it is inside .git"}, secrets: []string{"SECRETTOKEN"}},
 		{name: "a FIFO named Dockerfile", setup: fifo("Dockerfile"), code: 1,
 			stdout: []string{"Dockerfile:1:1: error: Dockerfile: cannot open the file: not a regular file"}},
 		{name: "a socket named Dockerfile", setup: socket("Dockerfile"), code: 1,
 			stdout: []string{"Dockerfile:1:1: error: Dockerfile: cannot open the file: not a regular file"}},
+	})
+}
+
+func hardlink(target, name string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.Remove(p)
+		if err := os.Link(filepath.Join(dir, filepath.FromSlash(target)), p); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+	}
+}
+
+// A hard link in the workspace (a restored cache, an earlier step: git
+// cannot check one out) to one of git's files is refused as a link into
+// .git is, by every reader and by fix: its text (the checkout's token)
+// reaches no report, no diff, and nothing is written through it.
+func TestAttacksThroughHardLinks(t *testing.T) {
+	t.Parallel()
+	const token = "AUTHORIZATION: basic SECRETTOKEN0123456789"
+	gitConfig := "[core]\n\tbare = false\n[http \"https://github.com/\"]\n\textraheader = " + token + "\n"
+	withGit := map[string]string{".git/config": gitConfig, ".git/HEAD": "ref: refs/heads/main\n", ".git/modules/lib/config": gitConfig}
+	with := func(files map[string]string) map[string]string {
+		out := map[string]string{}
+		for _, m := range []map[string]string{withGit, files} {
+			for k, v := range m {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	untouched := func(name string) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			if b, _ := os.ReadFile(filepath.Join(dir, ".git/config")); string(b) != gitConfig {
+				t.Errorf(".git/config was written:\n%s", b)
+			}
+			a, err1 := os.Stat(filepath.Join(dir, ".git/config"))
+			b, err2 := os.Stat(filepath.Join(dir, filepath.FromSlash(name)))
+			if err1 != nil || err2 != nil || !os.SameFile(a, b) {
+				t.Errorf("%s was replaced or removed (%v, %v)", name, err1, err2)
+			}
+		}
+	}
+	const refused = ": it is a hard link to a file inside .git, git's own files (which may hold credentials): not read"
+	linked := hardlink(".git/config", "requirements/rocm.txt")
+	runAttacks(t, []attack{
+		{name: "a requirements file hard-linked to .git/config", files: withGit, setup: linked, code: 1,
+			stdout:  []string{"requirements/rocm.txt:1:1: error: requirements/rocm.txt: cannot open the file" + refused},
+			secrets: []string{"SECRETTOKEN", "extraheader"}, check: untouched("requirements/rocm.txt")},
+		{name: "... in SARIF", files: withGit, setup: linked, args: []string{"--format", "sarif"}, code: 1,
+			stdout: []string{"cannot open the file" + refused}, secrets: []string{"SECRETTOKEN", "extraheader"}},
+		{name: "... by fix --diff", files: withGit, setup: linked, args: []string{"fix", "--diff"}, code: 0,
+			secrets: []string{"SECRETTOKEN", "extraheader"}, check: untouched("requirements/rocm.txt")},
+		{name: "... by fix", files: withGit, setup: linked, args: []string{"fix"}, code: 1,
+			secrets: []string{"SECRETTOKEN", "extraheader"}, check: untouched("requirements/rocm.txt")},
+		{name: "an include hard-linked to .git/config", files: with(map[string]string{"requirements/dev.txt": "-r x.txt\n"}),
+			setup: hardlink(".git/config", "requirements/x.txt"), code: 1,
+			stdout:  []string{"requirements/dev.txt:1:4: error: requirements/dev.txt: -r x.txt" + refused},
+			secrets: []string{"SECRETTOKEN", "extraheader"}},
+		{name: "a script found by its first line, hard-linked to .git/config", files: withGit, setup: hardlink(".git/config", "ci/build"), code: 1,
+			stdout: []string{"ci/build:1:1: error: ci/build: cannot open the file" + refused}, secrets: []string{"SECRETTOKEN", "extraheader"}},
+		{name: "a Dockerfile hard-linked to a submodule's config", files: withGit, setup: hardlink(".git/modules/lib/config", "Dockerfile"), code: 1,
+			stdout: []string{"Dockerfile:1:1: error: Dockerfile: cannot open the file" + refused}, secrets: []string{"SECRETTOKEN", "extraheader"}},
+		{name: ".buildgate.yaml hard-linked to .git/config", files: withGit, setup: hardlink(".git/config", ".buildgate.yaml"), code: 2,
+			stderr: []string{".buildgate.yaml: cannot read" + refused}, secrets: []string{"SECRETTOKEN", "extraheader"}},
+		{name: "a policy hard-linked to .git/config", files: with(map[string]string{"policy/p.rego": "package x\n"}), setup: hardlink(".git/config", "policy/p.rego"),
+			args: []string{"--policy", "policy"}, code: 2, stderr: []string{"p.rego" + refused}, secrets: []string{"SECRETTOKEN", "extraheader"}},
+		{name: "two names of one working-tree file are read", files: withGit, setup: hardlink("requirements/rocm.txt", "requirements/copy.txt"), code: 0,
+			stdout: []string{"2 files checked, 0 findings"}},
 	})
 }
 
