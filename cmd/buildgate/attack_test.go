@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/zlib"
 	"fmt"
 	"net"
 	"os"
@@ -481,6 +483,98 @@ func TestConfigFromRev(t *testing.T) {
 			if r := runBin(t, dir, args...); r.code != tt.without {
 				t.Errorf("without --config-from-rev: exit %d, want %d (the attack itself)\n%s", r.code, tt.without, r.stdout)
 			}
+		})
+	}
+}
+
+// The base commit is the base's, whatever the pull request's .git says:
+// a replace ref (refs/replace/BASE -> the pull request's own commit) is
+// not followed, and an object forged under a base object's name is an
+// error, never the pull request's configuration.
+func TestBaseCommitThroughGit(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	git := func(t *testing.T, dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	forge := func(t *testing.T, dir, oid, typ string, content []byte) {
+		t.Helper()
+		var b bytes.Buffer
+		z := zlib.NewWriter(&b)
+		fmt.Fprintf(z, "%s %d\x00", typ, len(content))
+		z.Write(content)
+		z.Close()
+		p := filepath.Join(dir, ".git", "objects", oid[:2], oid[2:])
+		os.Remove(p)
+		if err := os.WriteFile(p, b.Bytes(), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const source = "FROM rocm/dev-ubuntu-22.04\nRUN git clone https://github.com/kvcache-ai/Mooncake.git && cd Mooncake && make install\n"
+	for _, tt := range []struct {
+		name   string
+		attack func(t *testing.T, dir, base, fake string)
+		flag   string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{name: "--config-from-rev, no attack", flag: "--config-from-rev", code: 1, stdout: []string{"BG104"}},
+		{name: "--config-from-rev with refs/replace/BASE", flag: "--config-from-rev", code: 1, stdout: []string{"BG104"},
+			attack: func(t *testing.T, dir, base, fake string) { git(t, dir, "replace", base, fake) }},
+		{name: "--config-from-rev with the configuration's blob replaced", flag: "--config-from-rev", code: 1, stdout: []string{"BG104"},
+			attack: func(t *testing.T, dir, base, fake string) {
+				git(t, dir, "replace", "-f", base+":.buildgate.yaml", fake+":.buildgate.yaml")
+			}},
+		{name: "--config-from-rev with the configuration's blob forged", flag: "--config-from-rev", code: 2,
+			stderr: []string{".buildgate.yaml at ", "is not the blob its name says (the repository's object store was altered)"},
+			attack: func(t *testing.T, dir, base, fake string) {
+				forge(t, dir, git(t, dir, "rev-parse", base+":.buildgate.yaml"), "blob", []byte("migrations: []\n"))
+			}},
+		{name: "--new-from-rev, no attack", flag: "--new-from-rev", code: 1, stdout: []string{"BG104"}},
+		{name: "--new-from-rev with refs/replace/BASE", flag: "--new-from-rev", code: 1, stdout: []string{"BG104"},
+			attack: func(t *testing.T, dir, base, fake string) { git(t, dir, "replace", base, fake) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, map[string]string{
+				"requirements/rocm.txt":  pinned,
+				"docker/Dockerfile.rocm": "FROM rocm/dev-ubuntu-22.04\n",
+				".buildgate.yaml":        "migrations:\n  - package: mooncake-transfer-engine-rocm\n    minimum: 0.3.13\n    requirements: [requirements/rocm.txt]\n    repositories: [github.com/kvcache-ai/Mooncake]\n",
+			})
+			git(t, dir, "init", "-q", "-b", "main")
+			git(t, dir, "add", "-A")
+			git(t, dir, "commit", "-qm", "base")
+			base := git(t, dir, "rev-parse", "HEAD")
+			// The pull request: a source build, and a configuration that
+			// turns the rules off; its own commit, unreferenced.
+			os.WriteFile(filepath.Join(dir, "docker/Dockerfile.rocm"), []byte(source), 0o644)
+			os.WriteFile(filepath.Join(dir, ".buildgate.yaml"), []byte("migrations: []\n"), 0o644)
+			git(t, dir, "add", "-A")
+			fake := git(t, dir, "commit-tree", git(t, dir, "write-tree"), "-p", base, "-m", "fake")
+			git(t, dir, "reset", "-q")
+			if tt.flag == "--new-from-rev" {
+				// The base's configuration stays: what is tested is the diff.
+				git(t, dir, "checkout", "-q", base, "--", ".buildgate.yaml")
+			}
+			if tt.attack != nil {
+				tt.attack(t, dir, base, fake)
+			}
+			r := runBin(t, dir, "lint", "--root", ".", tt.flag, base)
+			if r.code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", r.code, tt.code, r.stdout, r.stderr)
+			}
+			expectOutput(t, r, tt.stdout, tt.stderr)
 		})
 	}
 }
