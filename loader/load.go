@@ -398,7 +398,9 @@ func describe(err error) string { return safefile.Describe(err) }
 // ErrGitDir is a build file, include or link that leads into .git: git's
 // own files hold credentials (actions/checkout keeps the token in
 // .git/config), and a parse error would quote them into the report.
-var ErrGitDir = errors.New("it is inside .git, git's own files (which may hold credentials): not read")
+// A hard link to one of them is refused by the reader itself
+// (safefile.ErrGitLink, which is an ErrGitDir).
+var ErrGitDir = safefile.ErrGitDir
 
 // inGitDir reports whether rel, or where its links lead, is inside a
 // directory named .git.

@@ -69,7 +69,7 @@ func Read(root string) (Provenance, bool) {
 		return Provenance{}, false
 	}
 	defer func() { _ = commonDir.Close() }()
-	head, err := safefile.In(gitDir, "HEAD", safefile.GitMetaLimit)
+	head, err := safefile.GitMeta(gitDir, "HEAD", safefile.GitMetaLimit)
 	if err != nil {
 		return Provenance{}, false
 	}
@@ -100,13 +100,13 @@ func validRef(ref string) bool {
 
 func readRef(gitDir, common *os.Root, ref string) string {
 	for _, dir := range []*os.Root{gitDir, common} {
-		if b, err := safefile.In(dir, ref, safefile.GitMetaLimit); err == nil {
+		if b, err := safefile.GitMeta(dir, ref, safefile.GitMetaLimit); err == nil {
 			if h := strings.TrimSpace(string(b)); hashRe.MatchString(h) {
 				return h
 			}
 		}
 	}
-	b, err := safefile.In(common, "packed-refs", safefile.PackedRefsMax)
+	b, err := safefile.GitMeta(common, "packed-refs", safefile.PackedRefsMax)
 	if err != nil {
 		return ""
 	}
@@ -122,7 +122,7 @@ func readRef(gitDir, common *os.Root, ref string) string {
 
 // originURI reads [remote "origin"] url from the repository's config.
 func originURI(common *os.Root) string {
-	b, err := safefile.In(common, "config", safefile.PackedRefsMax)
+	b, err := safefile.GitMeta(common, "config", safefile.PackedRefsMax)
 	if err != nil {
 		return ""
 	}

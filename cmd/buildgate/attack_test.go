@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/zlib"
 	"fmt"
 	"net"
 	"os"
@@ -272,10 +274,86 @@ func TestAttacksWithSpecialFiles(t *testing.T) {
 		{name: "a requirements file that is a link to .git/config",
 			files: map[string]string{".git/config": "[http]\n\textraheader = AUTHORIZATION: basic SECRETTOKEN\n"}, setup: symlink(".git/config", "requirements.txt"), code: 1,
 			stdout: []string{"requirements.txt:1:1: error: requirements.txt: cannot open the file: it is inside .git"}, secrets: []string{"SECRETTOKEN"}},
+		{name: "the configuration as a link to .git/config",
+			files: map[string]string{".git/config": "[http]\n\textraheader = AUTHORIZATION: basic SECRETTOKEN\n"}, setup: symlink(".git/config", ".buildgate.yaml"), code: 2,
+			stderr: []string{".buildgate.yaml: cannot read: it is inside .git"}, secrets: []string{"SECRETTOKEN"}},
+		{name: "--data as a link to .git/config",
+			files: map[string]string{".git/config": "[http]\n\textraheader = AUTHORIZATION: basic SECRETTOKEN\n"}, setup: symlink(".git/config", "data.yaml"),
+			args: []string{"--data", "data.yaml"}, code: 2, stderr: []string{"data.yaml", "it is inside .git"}, secrets: []string{"SECRETTOKEN"}},
 		{name: "a FIFO named Dockerfile", setup: fifo("Dockerfile"), code: 1,
 			stdout: []string{"Dockerfile:1:1: error: Dockerfile: cannot open the file: not a regular file"}},
 		{name: "a socket named Dockerfile", setup: socket("Dockerfile"), code: 1,
 			stdout: []string{"Dockerfile:1:1: error: Dockerfile: cannot open the file: not a regular file"}},
+	})
+}
+
+func hardlink(target, name string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.Remove(p)
+		if err := os.Link(filepath.Join(dir, filepath.FromSlash(target)), p); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+	}
+}
+
+// A hard link in the workspace (a restored cache, an earlier step: git
+// cannot check one out) to one of git's files is refused as a link into
+// .git is, by every reader and by fix: its text (the checkout's token)
+// reaches no report, no diff, and nothing is written through it.
+func TestAttacksThroughHardLinks(t *testing.T) {
+	t.Parallel()
+	const token = "AUTHORIZATION: basic SECRETTOKEN0123456789"
+	gitConfig := "[core]\n\tbare = false\n[http \"https://github.com/\"]\n\textraheader = " + token + "\n"
+	withGit := map[string]string{".git/config": gitConfig, ".git/HEAD": "ref: refs/heads/main\n", ".git/modules/lib/config": gitConfig}
+	with := func(files map[string]string) map[string]string {
+		out := map[string]string{}
+		for _, m := range []map[string]string{withGit, files} {
+			for k, v := range m {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	untouched := func(name string) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			if b, _ := os.ReadFile(filepath.Join(dir, ".git/config")); string(b) != gitConfig {
+				t.Errorf(".git/config was written:\n%s", b)
+			}
+			a, err1 := os.Stat(filepath.Join(dir, ".git/config"))
+			b, err2 := os.Stat(filepath.Join(dir, filepath.FromSlash(name)))
+			if err1 != nil || err2 != nil || !os.SameFile(a, b) {
+				t.Errorf("%s was replaced or removed (%v, %v)", name, err1, err2)
+			}
+		}
+	}
+	const refused = ": it is a hard link to a file inside .git, git's own files (which may hold credentials): not read"
+	linked := hardlink(".git/config", "requirements/rocm.txt")
+	runAttacks(t, []attack{
+		{name: "a requirements file hard-linked to .git/config", files: withGit, setup: linked, code: 1,
+			stdout:  []string{"requirements/rocm.txt:1:1: error: requirements/rocm.txt: cannot open the file" + refused},
+			secrets: []string{"SECRETTOKEN", "extraheader"}, check: untouched("requirements/rocm.txt")},
+		{name: "... in SARIF", files: withGit, setup: linked, args: []string{"--format", "sarif"}, code: 1,
+			stdout: []string{"cannot open the file" + refused}, secrets: []string{"SECRETTOKEN", "extraheader"}},
+		{name: "... by fix --diff", files: withGit, setup: linked, args: []string{"fix", "--diff"}, code: 0,
+			secrets: []string{"SECRETTOKEN", "extraheader"}, check: untouched("requirements/rocm.txt")},
+		{name: "... by fix", files: withGit, setup: linked, args: []string{"fix"}, code: 1,
+			secrets: []string{"SECRETTOKEN", "extraheader"}, check: untouched("requirements/rocm.txt")},
+		{name: "an include hard-linked to .git/config", files: with(map[string]string{"requirements/dev.txt": "-r x.txt\n"}),
+			setup: hardlink(".git/config", "requirements/x.txt"), code: 1,
+			stdout:  []string{"requirements/dev.txt:1:4: error: requirements/dev.txt: -r x.txt" + refused},
+			secrets: []string{"SECRETTOKEN", "extraheader"}},
+		{name: "a script found by its first line, hard-linked to .git/config", files: withGit, setup: hardlink(".git/config", "ci/build"), code: 1,
+			stdout: []string{"ci/build:1:1: error: ci/build: cannot open the file" + refused}, secrets: []string{"SECRETTOKEN", "extraheader"}},
+		{name: "a Dockerfile hard-linked to a submodule's config", files: withGit, setup: hardlink(".git/modules/lib/config", "Dockerfile"), code: 1,
+			stdout: []string{"Dockerfile:1:1: error: Dockerfile: cannot open the file" + refused}, secrets: []string{"SECRETTOKEN", "extraheader"}},
+		{name: ".buildgate.yaml hard-linked to .git/config", files: withGit, setup: hardlink(".git/config", ".buildgate.yaml"), code: 2,
+			stderr: []string{".buildgate.yaml: cannot read" + refused}, secrets: []string{"SECRETTOKEN", "extraheader"}},
+		{name: "a policy hard-linked to .git/config", files: with(map[string]string{"policy/p.rego": "package x\n"}), setup: hardlink(".git/config", "policy/p.rego"),
+			args: []string{"--policy", "policy"}, code: 2, stderr: []string{"p.rego" + refused}, secrets: []string{"SECRETTOKEN", "extraheader"}},
+		{name: "two names of one working-tree file are read", files: withGit, setup: hardlink("requirements/rocm.txt", "requirements/copy.txt"), code: 0,
+			stdout: []string{"2 files checked, 0 findings"}},
 	})
 }
 
@@ -405,6 +483,98 @@ func TestConfigFromRev(t *testing.T) {
 			if r := runBin(t, dir, args...); r.code != tt.without {
 				t.Errorf("without --config-from-rev: exit %d, want %d (the attack itself)\n%s", r.code, tt.without, r.stdout)
 			}
+		})
+	}
+}
+
+// The base commit is the base's, whatever the pull request's .git says:
+// a replace ref (refs/replace/BASE -> the pull request's own commit) is
+// not followed, and an object forged under a base object's name is an
+// error, never the pull request's configuration.
+func TestBaseCommitThroughGit(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	git := func(t *testing.T, dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	forge := func(t *testing.T, dir, oid, typ string, content []byte) {
+		t.Helper()
+		var b bytes.Buffer
+		z := zlib.NewWriter(&b)
+		fmt.Fprintf(z, "%s %d\x00", typ, len(content))
+		z.Write(content)
+		z.Close()
+		p := filepath.Join(dir, ".git", "objects", oid[:2], oid[2:])
+		os.Remove(p)
+		if err := os.WriteFile(p, b.Bytes(), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const source = "FROM rocm/dev-ubuntu-22.04\nRUN git clone https://github.com/kvcache-ai/Mooncake.git && cd Mooncake && make install\n"
+	for _, tt := range []struct {
+		name   string
+		attack func(t *testing.T, dir, base, fake string)
+		flag   string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{name: "--config-from-rev, no attack", flag: "--config-from-rev", code: 1, stdout: []string{"BG104"}},
+		{name: "--config-from-rev with refs/replace/BASE", flag: "--config-from-rev", code: 1, stdout: []string{"BG104"},
+			attack: func(t *testing.T, dir, base, fake string) { git(t, dir, "replace", base, fake) }},
+		{name: "--config-from-rev with the configuration's blob replaced", flag: "--config-from-rev", code: 1, stdout: []string{"BG104"},
+			attack: func(t *testing.T, dir, base, fake string) {
+				git(t, dir, "replace", "-f", base+":.buildgate.yaml", fake+":.buildgate.yaml")
+			}},
+		{name: "--config-from-rev with the configuration's blob forged", flag: "--config-from-rev", code: 2,
+			stderr: []string{".buildgate.yaml at ", "is not the blob its name says (the repository's object store was altered)"},
+			attack: func(t *testing.T, dir, base, fake string) {
+				forge(t, dir, git(t, dir, "rev-parse", base+":.buildgate.yaml"), "blob", []byte("migrations: []\n"))
+			}},
+		{name: "--new-from-rev, no attack", flag: "--new-from-rev", code: 1, stdout: []string{"BG104"}},
+		{name: "--new-from-rev with refs/replace/BASE", flag: "--new-from-rev", code: 1, stdout: []string{"BG104"},
+			attack: func(t *testing.T, dir, base, fake string) { git(t, dir, "replace", base, fake) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, map[string]string{
+				"requirements/rocm.txt":  pinned,
+				"docker/Dockerfile.rocm": "FROM rocm/dev-ubuntu-22.04\n",
+				".buildgate.yaml":        "migrations:\n  - package: mooncake-transfer-engine-rocm\n    minimum: 0.3.13\n    requirements: [requirements/rocm.txt]\n    repositories: [github.com/kvcache-ai/Mooncake]\n",
+			})
+			git(t, dir, "init", "-q", "-b", "main")
+			git(t, dir, "add", "-A")
+			git(t, dir, "commit", "-qm", "base")
+			base := git(t, dir, "rev-parse", "HEAD")
+			// The pull request: a source build, and a configuration that
+			// turns the rules off; its own commit, unreferenced.
+			os.WriteFile(filepath.Join(dir, "docker/Dockerfile.rocm"), []byte(source), 0o644)
+			os.WriteFile(filepath.Join(dir, ".buildgate.yaml"), []byte("migrations: []\n"), 0o644)
+			git(t, dir, "add", "-A")
+			fake := git(t, dir, "commit-tree", git(t, dir, "write-tree"), "-p", base, "-m", "fake")
+			git(t, dir, "reset", "-q")
+			if tt.flag == "--new-from-rev" {
+				// The base's configuration stays: what is tested is the diff.
+				git(t, dir, "checkout", "-q", base, "--", ".buildgate.yaml")
+			}
+			if tt.attack != nil {
+				tt.attack(t, dir, base, fake)
+			}
+			r := runBin(t, dir, "lint", "--root", ".", tt.flag, base)
+			if r.code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", r.code, tt.code, r.stdout, r.stderr)
+			}
+			expectOutput(t, r, tt.stdout, tt.stderr)
 		})
 	}
 }

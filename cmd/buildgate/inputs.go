@@ -120,6 +120,8 @@ func noteConfigDrift(stderr io.Writer, rev revision, root, flag string) {
 	tree, errTree := safefile.Named(root, name, safefile.ConfigLimit)
 	at, errAt := rev.ReadFile(name, safefile.ConfigLimit)
 	switch {
+	case errAt != nil && !errors.Is(errAt, fs.ErrNotExist):
+		return // the run stops reading it, and says why
 	case errTree != nil && errAt != nil:
 		return
 	case errAt != nil:

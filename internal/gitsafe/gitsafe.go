@@ -4,8 +4,11 @@
 // configuration names is ever run: no hooks, no fsmonitor, no filter,
 // diff or textconv drivers, no pager, no fetch of a partial clone's
 // missing objects (which would run a configured upload-pack or ssh
-// command). Every call has a time limit: git itself blocks on a FIFO in
-// .git.
+// command), no replace refs or grafts (which make a commit read as
+// another). Every call has a time limit: git itself blocks on a FIFO in
+// .git. What is read of a commit (ReadAt, TreeAt) is checked object by
+// object against the commit's hash: a forged object is an error, not
+// another configuration.
 package gitsafe
 
 import (
@@ -36,7 +39,19 @@ var base = []string{
 	"-c", "protocol.allow=never",
 	"-c", "core.quotePath=false",
 	"-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
+	// A ref refs/replace/OID makes every read of OID (a --config-from-rev
+	// commit, its trees and blobs, a --new-from-rev base) read another
+	// object, silently; .git is the pull request's. GIT_NO_REPLACE_OBJECTS
+	// in the environment says the same to git processes git starts.
+	"--no-replace-objects", "-c", "core.useReplaceRefs=false",
+	// info/grafts still rewrites parents (merge bases) and is off through
+	// GIT_GRAFT_FILE below; its deprecation advice is not wanted either.
+	"-c", "advice.graftFileDeprecated=false",
 }
+
+// noGrafts is a grafts file that cannot exist (/dev/null is no
+// directory): git reads no grafts and, the file missing, says nothing.
+const noGrafts = "/dev/null/no-grafts"
 
 // environment is the caller's, less what would point git elsewhere or run
 // something, plus what keeps it from prompting, locking or fetching.
@@ -47,12 +62,14 @@ func environment() []string {
 		switch k {
 		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
 			"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_ATTR_SOURCE", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER",
-			"GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR":
+			"GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+			"GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_GRAFT_FILE":
 			continue
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GIT_OPTIONAL_LOCKS=0", "GIT_NO_LAZY_FETCH=1", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_ASKPASS=true")
+	return append(env, "GIT_OPTIONAL_LOCKS=0", "GIT_NO_LAZY_FETCH=1", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_ASKPASS=true",
+		"GIT_NO_REPLACE_OBJECTS=1", "GIT_GRAFT_FILE="+noGrafts)
 }
 
 // Error is a git command that failed, with what git said.
@@ -103,16 +120,23 @@ func cachedFilterFlags(ctx context.Context, dir string) ([]string, error) {
 	return f, nil
 }
 
-func run(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
-	defer cancel()
+// command is git with the settings above in dir; the caller sets its
+// standard streams.
+func command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	full := append(append([]string{"-C", dir}, base...), args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Env = environment()
 	cmd.Stdin = nil
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
+func run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	cmd := command(ctx, dir, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	cmd.WaitDelay = time.Second
 	out, err := cmd.Output()
 	if ctx.Err() != nil {
 		return nil, ErrTimeout

@@ -1,24 +1,36 @@
 package gitsafe
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
-	"strconv"
+	"regexp"
 	"strings"
+	"sync"
 	"testing/fstest"
 )
 
 // Commit resolves rev to the commit it names in the repository at dir.
+// A full hash must name that commit itself: reads of it are checked
+// against the hash (ReadAt), so an object planted under a base commit's
+// hash as a tag of another commit must not move them to that one. (A
+// branch name is resolved through .git's refs, which are the pull
+// request's: CI should pass the hash.)
 func Commit(ctx context.Context, dir, rev string) (string, error) {
 	out, err := Run(ctx, dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("unknown revision %q: fetch it (git fetch origin %s) or check its name", rev, rev)
 	}
-	return strings.TrimSpace(string(out)), nil
+	commit := strings.TrimSpace(string(out))
+	if full := strings.ToLower(rev); hashRe.MatchString(full) && commit != full {
+		return "", fmt.Errorf("%s is not a commit but resolves to %s: give the commit's own hash", rev, commit)
+	}
+	return commit, nil
 }
+
+var hashRe = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 
 // ErrTooLarge is a blob over the limit.
 type ErrTooLarge struct{ Size, Limit int64 }
@@ -28,81 +40,104 @@ func (e *ErrTooLarge) Error() string {
 }
 
 // ReadAt reads the file rel (slash-separated, relative to dir) as it is
-// at commit: its blob, as stored, with no filter or textconv applied
-// (cat-file applies none), only when it is a regular file (not a link:
-// its target would be read as the content) of at most limit bytes. A file
-// the commit does not have is fs.ErrNotExist.
+// at commit: its blob, as stored, with no filter or textconv applied,
+// only when it is a regular file (not a link: its target would be read as
+// the content) of at most limit bytes, every object on its way hashed
+// against its name. A file the commit does not have is fs.ErrNotExist.
 func ReadAt(ctx context.Context, dir, commit, rel string, limit int64) ([]byte, error) {
-	mode, size, err := entry(ctx, dir, commit, rel)
+	o := newObjects(ctx, dir)
+	defer o.Close()
+	e, err := at(ctx, o, dir, commit, rel)
 	if err != nil {
 		return nil, err
 	}
-	if mode != "100644" && mode != "100755" {
-		return nil, fmt.Errorf("not a regular file at %s (mode %s)", short(commit), mode)
+	switch {
+	case e.mode == modeTree:
+		return nil, fmt.Errorf("not a file at %s", short(commit))
+	case !e.regular():
+		return nil, fmt.Errorf("not a regular file at %s (mode %06o)", short(commit), e.mode)
 	}
-	if limit > 0 && size > limit {
-		return nil, &ErrTooLarge{Size: size, Limit: limit}
-	}
-	return Run(ctx, dir, "cat-file", "blob", "--end-of-options", commit+":./"+rel)
+	return o.read(e.oid, "blob", limit)
 }
 
-// ExistsAt reports whether commit has anything at rel.
+// ExistsAt reports whether commit has anything at rel. What cannot be
+// read (an altered object, git failing) is there: reading it then fails,
+// and the run with it, rather than going on as if the commit had no such
+// file (no configuration at the base would be the default's).
 func ExistsAt(ctx context.Context, dir, commit, rel string) bool {
-	_, _, err := entry(ctx, dir, commit, rel)
-	return err == nil
+	o := newObjects(ctx, dir)
+	defer o.Close()
+	_, err := at(ctx, o, dir, commit, rel)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// entry is the mode and size of rel at commit, from ls-tree.
-func entry(ctx context.Context, dir, commit, rel string) (mode string, size int64, err error) {
-	out, err := Run(ctx, dir, "ls-tree", "-z", "--long", "--end-of-options", commit, "--", "./"+rel)
+// at is the entry of rel (relative to dir) at commit.
+func at(ctx context.Context, o *objects, dir, commit, rel string) (entry, error) {
+	prefix, err := cachedPrefix(ctx, dir)
 	if err != nil {
-		return "", 0, err
+		return entry{}, err
 	}
-	rec, _, _ := bytes.Cut(out, []byte{0})
-	meta, name, ok := bytes.Cut(rec, []byte{'\t'})
-	f := strings.Fields(string(meta))
-	if !ok || len(f) != 4 || path.Base(string(name)) != path.Base(rel) {
-		return "", 0, fs.ErrNotExist
+	return o.lookup(commit, path.Join(prefix, rel))
+}
+
+// prefixes holds where each directory git ran in lies in its repository
+// (dir -> "sub/dir/"): paths are relative to dir, trees to the top.
+var prefixes sync.Map
+
+func cachedPrefix(ctx context.Context, dir string) (string, error) {
+	if p, ok := prefixes.Load(dir); ok {
+		return p.(string), nil
 	}
-	if f[1] != "blob" {
-		return f[0], 0, fmt.Errorf("not a file at %s", short(commit))
+	out, err := Run(ctx, dir, "rev-parse", "--show-prefix")
+	if err != nil {
+		return "", err
 	}
-	size, err = strconv.ParseInt(f[3], 10, 64)
-	return f[0], size, err
+	p := strings.TrimSuffix(string(out), "\n")
+	prefixes.Store(dir, p)
+	return p, nil
 }
 
 // TreeAt reads every regular file below the directory rel at commit into
-// memory, each of at most limit bytes, at most maxFiles of them: a
-// --policy directory as the base branch has it.
+// memory, each of at most limit bytes, at most maxFiles of them, every
+// object hashed against its name: a --policy directory as the base
+// branch has it.
 func TreeAt(ctx context.Context, dir, commit, rel string, limit int64, maxFiles int) (fs.ReadFileFS, error) {
-	out, err := Run(ctx, dir, "ls-tree", "-r", "-z", "--long", "--end-of-options", commit, "--", "./"+strings.TrimSuffix(rel, "/")+"/")
+	o := newObjects(ctx, dir)
+	defer o.Close()
+	top, err := at(ctx, o, dir, commit, rel)
 	if err != nil {
 		return nil, err
 	}
+	if top.mode != modeTree {
+		return nil, fs.ErrNotExist
+	}
 	m := fstest.MapFS{}
-	prefix := strings.TrimSuffix(path.Clean(rel), "/") + "/"
-	for _, rec := range bytes.Split(out, []byte{0}) {
-		meta, name, ok := bytes.Cut(rec, []byte{'\t'})
-		f := strings.Fields(string(meta))
-		if !ok || len(f) != 4 || f[1] != "blob" {
-			continue
-		}
-		p := strings.TrimPrefix(string(name), prefix)
-		if f[0] != "100644" && f[0] != "100755" {
-			continue // links and submodules are not read
-		}
-		if len(m) >= maxFiles {
-			return nil, fmt.Errorf("more than %d files at %s", maxFiles, short(commit))
-		}
-		size, _ := strconv.ParseInt(f[3], 10, 64)
-		if limit > 0 && size > limit {
-			return nil, fmt.Errorf("%s: %w", p, &ErrTooLarge{Size: size, Limit: limit})
-		}
-		b, err := Run(ctx, dir, "cat-file", "blob", f[2])
+	type pending struct{ oid, dir string }
+	stack := []pending{{oid: top.oid}}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		es, err := o.tree(t.oid)
 		if err != nil {
 			return nil, err
 		}
-		m[p] = &fstest.MapFile{Data: b, Mode: 0o444}
+		for _, e := range es {
+			p := path.Join(t.dir, e.name)
+			switch {
+			case e.mode == modeTree:
+				stack = append(stack, pending{oid: e.oid, dir: p})
+				continue
+			case !e.regular():
+				continue // links and submodules are not read
+			case len(m) >= maxFiles:
+				return nil, fmt.Errorf("more than %d files at %s", maxFiles, short(commit))
+			}
+			b, err := o.read(e.oid, "blob", limit)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			m[p] = &fstest.MapFile{Data: b, Mode: 0o444}
+		}
 	}
 	if len(m) == 0 {
 		return nil, fs.ErrNotExist

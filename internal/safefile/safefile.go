@@ -58,7 +58,7 @@ const (
 
 // In reads rel (slash-separated) below root, at most limit bytes (0: no
 // limit). Neither "..", an absolute path nor a symbolic link can leave the
-// root.
+// root, and no hard link reads one of git's files (OpenIn).
 func In(root *os.Root, rel string, limit int64) ([]byte, error) {
 	f, err := OpenIn(root, rel)
 	if err != nil {
@@ -68,8 +68,39 @@ func In(root *os.Root, rel string, limit int64) ([]byte, error) {
 	return readAll(f, limit)
 }
 
-// OpenIn opens rel below root as a regular file, without blocking.
+// OpenIn opens rel below root as a regular file, without blocking, and
+// never one of git's own files: a hard link to .git/config is ErrGitLink
+// (the check is on the open descriptor, so a swap of the name cannot slip
+// it through).
 func OpenIn(root *os.Root, rel string) (*os.File, error) {
+	f, err := openIn(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil {
+		err = notGit(root.Name(), st)
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// GitMeta reads rel below root, a git directory, as In does but without
+// refusing git's own files, which are what it is for (HEAD, refs, config
+// for provenance). Nothing it reads may reach a report as it is.
+func GitMeta(root *os.Root, rel string, limit int64) ([]byte, error) {
+	f, err := openIn(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readAll(f, limit)
+}
+
+func openIn(root *os.Root, rel string) (*os.File, error) {
 	if rel == "" || filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
 		return nil, ErrOutsideRoot
 	}
@@ -81,13 +112,20 @@ func OpenIn(root *os.Root, rel string) (*os.File, error) {
 // root, so a symbolic link the repository commits under that name cannot
 // lead out of it; a name outside it (the user's own choice, such as a
 // policy directory elsewhere) is read as it is, still only when it is a
-// regular file within the limit.
+// regular file within the limit. Inside the root it is never one of
+// git's files, by name, symbolic link or hard link: the configuration,
+// --data and the baseline are the pull request's names too, and their
+// errors may quote them.
 func Named(rootDir, name string, limit int64) ([]byte, error) {
 	f, err := OpenNamed(rootDir, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	// After the open, so that what cannot be opened says why.
+	if rel, ok := Inside(rootDir, name); ok && ReachesGit(rootDir, rel) {
+		return nil, ErrGitDir
+	}
 	return readAll(f, limit)
 }
 
@@ -209,6 +247,7 @@ func classify(err error) error {
 // the file itself.
 func Describe(err error) string {
 	var se *SizeError
+	var ge gitError
 	switch {
 	case errors.As(err, &se):
 		return se.Error()
@@ -216,6 +255,10 @@ func Describe(err error) string {
 		return ErrNotRegular.Error()
 	case errors.Is(err, ErrOutsideRoot):
 		return ErrOutsideRoot.Error()
+	case errors.As(err, &ge):
+		return ge.Error()
+	case errors.Is(err, ErrGitDir):
+		return ErrGitDir.Error()
 	case errors.Is(err, fs.ErrNotExist):
 		return "file does not exist"
 	case errors.Is(err, fs.ErrPermission):

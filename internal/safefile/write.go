@@ -112,7 +112,7 @@ func replace(open func(string, int) (*os.File, error), rename func(string, strin
 // data, keeping its permission bits; a file that does not exist is created
 // (0644). It never follows a symbolic link: a link under that name is an
 // error, not a way to write elsewhere (buildgate fix rewrites files a pull
-// request controls).
+// request controls); nor rewrites a hard link to one of git's files.
 func Rewrite(rootDir, rel string, data []byte) error {
 	r, err := os.OpenRoot(rootDir)
 	if err != nil {
@@ -124,6 +124,13 @@ func Rewrite(rootDir, rel string, data []byte) error {
 	if st, err := r.Lstat(name); err == nil {
 		if !st.Mode().IsRegular() {
 			return fmt.Errorf("%s: not a regular file (a link or special file is not rewritten)", rel)
+		}
+		// The new text goes to a new inode renamed over the name, so a
+		// hard link to one of git's files is never written through; but
+		// what replaces it was made from git's text, and showing or
+		// keeping that is what the refusal is for.
+		if err := notGit(rootDir, st); err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
 		}
 		perm = st.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {
