@@ -52,4 +52,14 @@ func TestSetMemoryLimit(t *testing.T) {
 	if !largeHeap(smallHeap) || debug.SetMemoryLimit(-1) != softMemoryLimit || debug.SetGCPercent(100) != 100 {
 		t.Error("past half of smallHeap live: the default pacing and the soft limit")
 	}
+	// A live heap near the limit raises it to twice what is live: the
+	// collector never runs back to back against it.
+	raiseLimit(softMemoryLimit / 2)
+	if got := debug.SetMemoryLimit(-1); got != softMemoryLimit {
+		t.Errorf("half the limit live: limit %d, want it unchanged", got)
+	}
+	raiseLimit(softMemoryLimit)
+	if got := debug.SetMemoryLimit(-1); got != 2*softMemoryLimit {
+		t.Errorf("the limit live: limit %d, want twice it", got)
+	}
 }
