@@ -29,6 +29,9 @@ type file struct {
 	bare bool // not parsed: its text holds none of the needles
 	// quiet: its text holds none of the needles (parsed or not).
 	quiet bool
+	// reduced: parsed for its bounds alone and evaluated as bare
+	// (loader.Unread): never kept, read again in full when it matters.
+	reduced bool
 	// hay is its text as the source builtins search it, until it is
 	// evaluated.
 	hay   []byte
@@ -323,9 +326,16 @@ func (p *phase1) load(ctx context.Context, l *loader.Loader, f discover.File, b 
 	// needles here, for the builtins in the evaluations below.
 	first.hay = engine.Haystack(src)
 	first.quiet = !engine.HayContainsAny(first.hay, p.needles)
-	if first.quiet && !p.parseAll && !loader.MustParse(kind, src) {
-		first.bare = true
-		return p.finish(ctx, first, loader.Bare(kind, f.Path, src), src, b)
+	if first.quiet && !p.parseAll && !loader.ParsedForWhatItHolds(kind, src) {
+		if !loader.ParsedForBounds(kind, src) {
+			first.bare = true
+			return p.finish(ctx, first, loader.Bare(kind, f.Path, src), src, b)
+		}
+		// Parsed for its bounds alone: evaluated as a bare file with its
+		// errors (not kept: read again, in full, if the repository's
+		// table makes it matter).
+		first.reduced = true
+		return p.finish(ctx, first, loader.Unread(loader.Parse(kind, f.Path, src)), src, b)
 	}
 	return p.finish(ctx, first, loader.Parse(kind, f.Path, src), src, b)
 }
@@ -451,7 +461,7 @@ func (p *phase1) keep(f *file, d engine.Doc, src []byte) {
 	// within the budget, for a file evaluated again. A bare document is
 	// not kept: it is made again from the text, at no cost worth its
 	// memory (100,000 scripts kept bare held 300 MB).
-	if p.parseAll || f.unread != nil || src == nil || f.kind == loader.KindRequirements || !f.bare && p.kept.Add(keepCost(src)) <= keepBudget {
+	if p.parseAll || f.unread != nil || src == nil || f.kind == loader.KindRequirements || !f.bare && !f.reduced && p.kept.Add(keepCost(src)) <= keepBudget {
 		f.doc = d
 	} else {
 		f.doc = engine.Doc{Path: f.path}

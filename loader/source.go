@@ -50,12 +50,40 @@ const maxBareBytes = 256 << 10
 // content (one error, no parse either way), a file past a bound counted
 // before parsing (so that the bound is reported).
 func MustParse(kind Kind, src []byte) bool {
-	// A bake file that names a Dockerfile is parsed for the reference
-	// (hclRefs): the Dockerfile may hold what the rules look for.
+	return ParsedForWhatItHolds(kind, src) || ParsedForBounds(kind, src)
+}
+
+// ParsedForWhatItHolds reports whether a file is parsed for what its
+// elements say whatever its words: requirements files, pipelines and
+// scripts (their references), a bake file that names a Dockerfile
+// discovery would not find by its name (hclRefs), a Dockerfile that runs a
+// file it copies (dockerfileRefs).
+func ParsedForWhatItHolds(kind Kind, src []byte) bool {
 	return kind == KindRequirements || kind == KindPipeline || kind == KindShell ||
 		kind == KindHCL && namesOtherDockerfile(src) ||
-		kind == KindDockerfile && copiesAndRuns(src) ||
-		len(src) > maxBareBytes || bytes.IndexByte(src, 0) >= 0 || overBound(kind, src)
+		kind == KindDockerfile && copiesAndRuns(src)
+}
+
+// ParsedForBounds reports whether a file is parsed only so that the
+// parsers' bounds are checked: over maxBareBytes, binary, or past a count
+// taken before parsing. What it holds is otherwise that of a bare file
+// (Unread).
+func ParsedForBounds(kind Kind, src []byte) bool {
+	return len(src) > maxBareBytes || bytes.IndexByte(src, 0) >= 0 || overBound(kind, src)
+}
+
+// Unread is a parsed document reduced to what a bare one holds — kind,
+// path, real suppressions — plus its errors: a file parsed only for its
+// bounds (ParsedForBounds) that says nothing the rules look for is
+// evaluated like a bare file of its kind, whatever its size (a 2 MB
+// Dockerfile of a million words converted in full took 1 GB).
+func Unread(doc Document) Document {
+	d := Empty(doc.DocKind(), doc.DocPath())
+	if s := doc.DocSuppressions(); len(s) > 0 {
+		d.(interface{ setSuppressions([]Suppression) }).setSuppressions(s)
+	}
+	setErrors(d, doc.DocErrors())
+	return d
 }
 
 // namesOtherDockerfile reports, without parsing, whether a bake file
