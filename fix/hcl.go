@@ -25,6 +25,9 @@ import (
 // loads several files together (vLLM runs `-f docker-bake-rocm.hcl -f
 // ci-rocm.hcl`) and scripts name targets (Resolve).
 func HCL(path string, src []byte, fs []finding.Finding) Plan {
+	if strings.HasSuffix(strings.ToLower(path), ".json") {
+		return declineAll(fs, "a bake file in JSON (docker-bake.json) is fixed by hand: buildgate removes only from HCL's own syntax")
+	}
 	if doc, ok := loader.Parse(loader.KindHCL, path, src).(*loader.HCLDocument); !ok || len(doc.Errors) > 0 {
 		return declineAll(fs, "the file does not parse as HCL; fix it by hand")
 	}

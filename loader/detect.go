@@ -19,7 +19,9 @@ func DetectName(rel string) (Kind, bool) {
 		return KindDockerfile, true
 	case containerfileName(lower):
 		return KindDockerfile, true
-	case strings.HasSuffix(lower, ".hcl"):
+	case strings.HasSuffix(lower, ".hcl"),
+		strings.HasPrefix(lower, "docker-bake") && strings.HasSuffix(lower, ".json"):
+		// docker-bake.json: bake's definition in HCL's JSON syntax.
 		return KindHCL, true
 	case strings.HasSuffix(lower, ".txt") && (strings.HasPrefix(lower, "requirements") ||
 		strings.HasPrefix(lower, "constraints") || underDir(rel, "requirements")):

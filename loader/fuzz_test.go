@@ -68,6 +68,12 @@ func FuzzHCL(f *testing.F) {
 		"function \"f\" {\n params = [a]\n result = a\n}\n"}, hclAmp...)...)
 }
 
+func FuzzBakeJSON(f *testing.F) {
+	fuzzLoader(f, KindHCL, func(_ string, src []byte) *HCLDocument { return loadHCL("docker-bake.json", src) },
+		`{"target": {"a": {"context": ".", "dockerfile": "ci/img", "args": {"A": "1"}, "tags": ["x", "y"]}}, "group": {"default": {"targets": ["a"]}}}`,
+		`{"variable": {"V": {"default": "${X}"}}, "target": {"b": {"inherits": ["a"], "args": {"A": null}}}}`)
+}
+
 func FuzzRequirements(f *testing.F) {
 	fuzzLoader(f, KindRequirements, loadRequirements, append([]string{"pkg[a]>=1 ; python_version<'3' --hash=sha256:x\n", "a \\\n>=1\n-r x.txt\n",
 		"git+https://x/y.git#egg=z\n-e ./p\n"}, reqAmp...)...)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -119,6 +120,11 @@ func loadHCL(path string, src []byte) *HCLDocument {
 		doc.Errors = append(doc.Errors, Error{Message: "a number literal too large to compute with (over 100 digits, or an exponent of 1000 or more): the file is not read", Pos: h.rng(*big)})
 		return doc
 	}
+	if bakeJSON(path) {
+		h.loadBakeJSON(doc)
+		indexBlocks(doc)
+		return doc
+	}
 	f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
 	for _, dg := range diags {
 		if dg.Severity != hcl.DiagError {
@@ -144,6 +150,17 @@ func loadHCL(path string, src []byte) *HCLDocument {
 	doc.Attributes = h.attributes(body, nil)
 	doc.Blocks = h.blocks(body)
 	defer func() { doc.Errors = append(doc.Errors, h.deep...) }()
+	indexBlocks(doc)
+	return doc
+}
+
+// bakeJSON reports whether a bake file is in HCL's JSON syntax (by its
+// name, as bake decides).
+func bakeJSON(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".json") }
+
+// indexBlocks indexes a document's variables, functions, targets and
+// groups by name (the first of a name).
+func indexBlocks(doc *HCLDocument) {
 	for i := range doc.Blocks {
 		b := &doc.Blocks[i]
 		if len(b.Labels) == 0 {
@@ -167,7 +184,6 @@ func loadHCL(path string, src []byte) *HCLDocument {
 			index[name] = b
 		}
 	}
-	return doc
 }
 
 func (h *hclLoad) rng(r hcl.Range) Pos { return h.idx.span(r.Start.Byte, r.End.Byte) }

@@ -200,6 +200,7 @@ func TestBuildRefs(t *testing.T) {
 		{KindPipeline, ".buildkite/pipeline.yml", "steps:\n  - command: make\n    plugins:\n      - ./.buildkite/plugins/mc: ~\n", "hooks"},
 		{KindPipeline, ".gitlab-ci.yml", "include:\n  - project: ${CI_PROJECT_NAMESPACE}/${CI_PROJECT_NAME}\n    file: ci/x.yml\n", "ci/x.yml="},
 		{KindHCL, "docker/docker-bake.hcl", "target \"a\" {\n  context = \".\"\n  dockerfile = \"ci/img\"\n}\n", "ci/img=dockerfile docker/ci/img=dockerfile"},
+		{KindHCL, "docker-bake.json", "{\"target\": {\"a\": {\"context\": \".\", \"dockerfile\": \"ci/img\"}}}\n", "ci/img=dockerfile"},
 		{KindDockerfile, "docker/Dockerfile", "FROM x\nCOPY ci/mc /mc\nRUN sh /mc\n", "ci/mc=shell docker/ci/mc=shell"},
 		{KindDockerfile, "Dockerfile", "FROM x\nWORKDIR /w\nCOPY ci/mc tools/\nRUN ./tools/mc --fast\n", "ci/mc=shell"},
 		{KindDockerfile, "Dockerfile", "FROM x\nRUN --mount=type=bind,source=ci/mc,target=/mc /mc\n", "ci/mc=shell"},
@@ -238,6 +239,7 @@ func TestRefGuards(t *testing.T) {
 		{KindHCL, "target \"a\" {\n  dockerfile = \"docker/Dockerfile.rocm\"\n}\n", false},
 		{KindHCL, "target \"a\" {\n  dockerfile = \"ci/img\"\n}\n", true},
 		{KindHCL, "target \"a\" {\n  dockerfile = var.df\n}\n", true},
+		{KindHCL, "{\"target\": {\"a\": {\"dockerfile\": \"ci/img\"}}}", true},
 	} {
 		if got := MustParse(tt.kind, []byte(tt.src)); got != tt.want {
 			t.Errorf("%s %q: parsed %v, want %v", tt.kind, tt.src, got, tt.want)
@@ -270,4 +272,24 @@ func TestLookThrough(t *testing.T) {
 	if !found {
 		t.Error("more wrappers than buildgate looks through: no part-not-read error")
 	}
+}
+
+// docker-bake.json is bake's definition in HCL's JSON syntax: read into
+// the same document, targets, attributes and their entries in place.
+func TestBakeJSON(t *testing.T) {
+	t.Parallel()
+	if k, ok := DetectName("docker/docker-bake.json"); !ok || k != KindHCL {
+		t.Errorf("docker-bake.json: %q", k)
+	}
+	src := "{\n  \"target\": {\n    \"rocm\": {\n      \"args\": {\"MOONCAKE_BRANCH\": \"main\"},\n      \"tags\": [\"x\"]\n    }\n  }\n}\n"
+	d := Parse(KindHCL, "docker-bake.json", []byte(src)).(*HCLDocument)
+	b := d.Targets["rocm"]
+	if b == nil || len(b.Attributes) != 2 {
+		t.Fatalf("targets: %+v", d.Targets)
+	}
+	args := b.Attributes[0]
+	if args.Name != "args" || len(args.Elements) != 1 || *args.Elements[0].Key.Value != "MOONCAKE_BRANCH" || args.Elements[0].Pos.Line != 4 {
+		t.Errorf("args: %+v", args)
+	}
+	checkPositions(t, []byte(src), d)
 }

@@ -96,9 +96,9 @@ func namesOtherDockerfile(src []byte) bool {
 			return false
 		}
 		rest = rest[i+len("dockerfile"):]
-		v := bytes.TrimLeft(rest, " \t")
-		if !bytes.HasPrefix(v, []byte("=")) {
-			continue
+		v := bytes.TrimLeft(bytes.TrimPrefix(rest, []byte(`"`)), " \t")
+		if !bytes.HasPrefix(v, []byte("=")) && !bytes.HasPrefix(v, []byte(":")) {
+			continue // HCL's name = value, or JSON's "name": value
 		}
 		v = bytes.TrimLeft(v[1:], " \t")
 		if !bytes.HasPrefix(v, []byte(`"`)) {
