@@ -310,12 +310,31 @@ func (p *pipeLoad) script(n *yaml.Node, key string, ctx pipeCtx) {
 	p.commandBuilds(&ps)
 }
 
+// commandShell reports whether a shell runs command lines as a POSIX shell
+// reads them, word by word (PowerShell, cmd): its syntax errors as shell
+// may hide commands.
+func commandShell(s string) bool { return s == "pwsh" || s == "powershell" || s == "cmd" }
+
+// foreignNote says a script is another language's, read as shell.
+func foreignNote(posix bool, shell string) string {
+	if posix {
+		return ""
+	}
+	return " (the script runs in " + shell + ", read as shell for what of it reads the same: what the shell cannot read may hide commands)"
+}
+
 // parse reads a script as shell. GitHub's ${{ … }} expressions (and
 // GitLab's $[[ inputs ]]) are evaluated before the shell sees the
 // script: each is read as an expansion of the same length ($___…), so
 // that it is neither a syntax error nor a literal word.
 func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
 	text := maskExpressions(m.text)
+	if ps.Shell == "pwsh" || ps.Shell == "powershell" || ps.Shell == "cmd" {
+		// A backslash is no escape to PowerShell or cmd ("a\"; git clone
+		// … is a string, then a command): read as a slash, which keeps
+		// every offset, so that bash's escapes cannot hide commands.
+		text = bytes.ReplaceAll(text, []byte(`\`), []byte(`/`))
+	}
 	if n := bytes.Count(text, []byte{'$'}) + bytes.Count(text, []byte{'`'}); n > maxShellWords {
 		p.doc.Errors = append(p.doc.Errors, Error{Message: "this script: " + capError("expansions and substitutions ($ and `)", n, maxShellWords), Pos: ps.Pos})
 		return
@@ -349,15 +368,33 @@ func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
 	// A script of another shell (PowerShell, Python) is read as shell
 	// too, for what of it reads the same (docker build --build-arg …
 	// does): naming a job for Windows must not hide its commands. Its
-	// syntax errors are not errors of the file.
-	if posixShell(ps.Shell) {
-		for _, e := range append(errs, serrs...) {
-			e.Syntax = true
-			e.Message = "in the script of " + ps.Where + ": " + e.Message
-			p.doc.Errors = append(p.doc.Errors, e)
+	// syntax errors are syntax errors all the same, reported where they
+	// could hide what the rules look for (the file mentions it): a
+	// PowerShell `& git clone …` is a shell syntax error that hides the
+	// clone. A bound its reading passes is one too, not a part left unread.
+	posix := posixShell(ps.Shell)
+	if !posix && !commandShell(ps.Shell) {
+		// Python, node …: another language altogether, whose build
+		// steps are the build model's to read (issue 28); its text as
+		// shell is what reads the same, and its errors say nothing.
+		errs, serrs = nil, nil
+		for i := range bound {
+			bound[i].Syntax = true
 		}
 	}
-	p.doc.Errors = append(append(p.doc.Errors, bound...), werrs...)
+	for _, e := range append(errs, serrs...) {
+		e.Syntax = true
+		e.Message = "in the script of " + ps.Where + ": " + e.Message + foreignNote(posix, ps.Shell)
+		p.doc.Errors = append(p.doc.Errors, e)
+	}
+	for _, e := range bound {
+		if !posix {
+			e.Syntax = true
+			e.Message += foreignNote(posix, ps.Shell)
+		}
+		p.doc.Errors = append(p.doc.Errors, e)
+	}
+	p.doc.Errors = append(p.doc.Errors, werrs...)
 	p.words += len(script.Assignments) + len(script.Expansions) + len(script.ForLoops) + len(script.CasePatterns) + len(script.Heredocs)
 	for _, c := range script.Commands {
 		p.words += 1 + len(c.Words)

@@ -226,8 +226,13 @@ func TestPipelineFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := parseAs[*PipelineDocument](t, KindPipeline, rel, string(src))
-			if len(d.Errors) > 0 {
-				t.Errorf("errors: %+v", d.Errors)
+			for _, e := range d.Errors {
+				// A PowerShell script read as shell may have syntax
+				// errors: reported where the file mentions what the
+				// rules look for.
+				if !e.Syntax || !strings.Contains(e.Message, "(the script runs in pwsh") {
+					t.Errorf("error: %+v", e)
+				}
 			}
 			js, err := FormatJSON([]Document{d})
 			if err != nil {
