@@ -130,6 +130,9 @@ func (r *Refs) Follow(from string, refs []loader.FileRef) ([]File, map[string][]
 			kind = loader.KindPipeline
 		}
 		for _, m := range matches {
+			if ref.Shebang && !r.shellShebang(m) {
+				continue // another language's program: not a build file
+			}
 			if had, ok := r.seen[m]; ok {
 				if had != kind && ref.Note == "" && !ref.Glob {
 					note(from, kindConflict(m, had, kind, ref.Pos))
@@ -146,6 +149,21 @@ func (r *Refs) Follow(from string, refs []loader.FileRef) ([]File, map[string][]
 		}
 	}
 	return added, notes
+}
+
+// shellShebang reports whether a file's first line is a shell's #!.
+func (r *Refs) shellShebang(rel string) bool {
+	f, err := safefile.OpenNamed(r.root, filepath.Join(r.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return true // read, so that opening it fails as a BG001
+	}
+	defer f.Close()
+	head, err := safefile.Head(f, 256)
+	if err != nil {
+		return true
+	}
+	k, ok := loader.DetectContent(head)
+	return ok && k == loader.KindShell
 }
 
 // kindConflict is said at a reference that has a file read as another kind

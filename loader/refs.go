@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -33,6 +34,10 @@ type FileRef struct {
 	// Unread marks a note that says a file is not read at all (as a
 	// bound does): reported whatever the relevance of the file.
 	Unread bool
+	// Shebang: the file is run as a program by its path, and read as
+	// Kind only when its first line is a shell's #! (the kernel runs it
+	// by that line whatever its name: ./ci/build.rocm).
+	Shebang bool
 	// raw is the path as written when it holds variables: References
 	// resolves it with the values its file gives them (refs_values.go).
 	raw string
@@ -231,6 +236,23 @@ var interpreters = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh"
 // stdinPaths name a process's standard input as a file.
 var stdinPaths = map[string]bool{"/dev/stdin": true, "/proc/self/fd/0": true, "/dev/fd/0": true}
 
+// openedFiles are the files `exec N< FILE` opens on descriptor fd in the
+// commands before.
+func openedFiles(cmds []ShellCommand, fd string) []Word {
+	var out []Word
+	for _, c := range cmds {
+		if c.Name != "exec" {
+			continue
+		}
+		for _, r := range c.Redirects {
+			if (r.Op == "<" || r.Op == "<>") && r.Fd == fd && r.Word != nil {
+				out = append(out, *r.Word)
+			}
+		}
+	}
+	return out
+}
+
 // procSubstRefs adds the files the readers inside a process substitution
 // word print (<(cat FILE)).
 func procSubstRefs(cmds []ShellCommand, w Word, add func(Word, string, Kind)) {
@@ -255,7 +277,13 @@ func procSubstRefs(cmds []ShellCommand, w Word, add func(Word, string, Kind)) {
 func commandRefs(s Script, dir string) []FileRef {
 	var out []FileRef
 	funcs := WrapperFunctions(s)
-	cds := cdDirs(s, dir)
+	cds, over := cdDirs(s, dir)
+	if over != nil {
+		// A bound passed: the files run from the directories past it
+		// are not looked for there.
+		out = append(out, FileRef{Via: "runs", Kind: KindShell, Pos: *over, Unread: true,
+			Note: fmt.Sprintf("this script changes into more than %d directories: the files it runs from the others are not looked for there (see docs/robustness.md)", maxCdDirs)})
+	}
 	add := func(w Word, via string, kind Kind) {
 		v := w.Text
 		if w.Value != nil {
@@ -288,38 +316,17 @@ func commandRefs(s Script, dir string) []FileRef {
 		case name == "buildkite-agent" && len(ws) >= 3 && literal(ws[1], "pipeline") && literal(ws[2], "upload"):
 			out = append(out, uploadRefs(s.Commands, i, ws[3:], add)...)
 		case name == "docker" || name == "podman":
-			tool, rest := buildTool(ws)
-			kind := KindDockerfile
-			if tool == "buildx bake" {
-				kind = KindHCL
-			}
-			if tool != "" {
-				for _, f := range dockerOption(ws[rest:], tool, "--file") {
-					add(f, "build", kind)
-				}
-				if stdinDockerfile(tool, ws[rest:]) {
-					stdinFileRefs(s.Commands, i, "build", KindDockerfile, add)
-				}
-			}
+			dockerRefs(s.Commands, i, ws, add)
 		case interpreters[name]:
-			j := scriptArg(ws)
-			if j > 0 && stdinPaths[wordValue(ws[j])] {
-				j = 0 // bash /dev/stdin < FILE reads FILE
-			}
-			if j > 0 && strings.HasPrefix(ws[j].Text, "<(") {
-				// bash <(cat FILE), source <(cat FILE): the script is
-				// what the process substitution's readers print.
-				procSubstRefs(s.Commands, ws[j], add)
-			} else if j > 0 {
-				add(ws[j], "runs", KindShell)
-			} else if j == 0 {
-				// The shell reads its script from its standard input:
-				// a file redirected to it, or what the commands before it
-				// in its pipeline print (cat FILE | bash).
-				stdinFileRefs(s.Commands, i, "runs", KindShell, add)
-			}
+			interpreterRefs(s.Commands, i, ws, add)
 		case runByPath(wordValue(ws[0])):
 			add(ws[0], "runs", KindShell)
+		case runsProgram(wordValue(ws[0])):
+			n := len(out)
+			add(ws[0], "runs", KindShell)
+			for k := n; k < len(out); k++ {
+				out[k].Shebang = true
+			}
 		}
 	}
 	return out
@@ -373,6 +380,52 @@ func runByPath(p string) bool {
 	return ext == "" || ext == ".sh" || ext == ".bash"
 }
 
+// dockerRefs are the files a docker (or podman) build at index i reads:
+// its -f files, and a Dockerfile on its standard input.
+func dockerRefs(cmds []ShellCommand, i int, ws []Word, add func(Word, string, Kind)) {
+	tool, rest := buildTool(ws)
+	if tool == "" {
+		return
+	}
+	kind := KindDockerfile
+	if tool == "buildx bake" {
+		kind = KindHCL
+	}
+	for _, f := range dockerOption(ws[rest:], tool, "--file") {
+		add(f, "build", kind)
+	}
+	if stdinDockerfile(tool, ws[rest:]) {
+		stdinFileRefs(cmds, i, "build", KindDockerfile, add)
+	}
+}
+
+// interpreterRefs is the script a shell (or source) at index i runs: its
+// file argument, what a process substitution prints, or its standard
+// input (a file redirected to it, or what the commands before it in its
+// pipeline print: cat FILE | bash).
+func interpreterRefs(cmds []ShellCommand, i int, ws []Word, add func(Word, string, Kind)) {
+	j := scriptArg(ws)
+	if j > 0 && stdinPaths[wordValue(ws[j])] {
+		j = 0 // bash /dev/stdin < FILE reads FILE
+	}
+	switch {
+	case j > 0 && strings.HasPrefix(ws[j].Text, "<("):
+		procSubstRefs(cmds, ws[j], add)
+	case j > 0:
+		add(ws[j], "runs", KindShell)
+	case j == 0:
+		stdinFileRefs(cmds, i, "runs", KindShell, add)
+	}
+}
+
+// runsProgram reports whether a command's name is a file of the
+// repository run by its path with an extension that names another kind
+// (./ci/build.rocm, ci/step.py): the kernel runs it by its #! line, which
+// discovery reads (FileRef.Shebang).
+func runsProgram(p string) bool {
+	return strings.Contains(p, "/") && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "-") && !runByPath(p)
+}
+
 // stdinFileRefs are the files a command at index i reads from its
 // standard input (a shell's script, docker build -'s Dockerfile): the file
 // it is redirected from (bash < FILE), and the files the readers before it
@@ -380,8 +433,15 @@ func runByPath(p string) bool {
 func stdinFileRefs(cmds []ShellCommand, i int, via string, kind Kind, add func(Word, string, Kind)) {
 	c := cmds[i]
 	for _, r := range c.Redirects {
-		if r.Op == "<" && (r.Fd == "" || r.Fd == "0") && r.Word != nil {
+		switch {
+		case r.Op == "<" && (r.Fd == "" || r.Fd == "0") && r.Word != nil:
 			add(*r.Word, via, kind)
+		case r.Op == "<&" && (r.Fd == "" || r.Fd == "0") && r.Word != nil:
+			// bash <&3 after exec 3< FILE: the file the script opened
+			// on that descriptor.
+			for _, f := range openedFiles(cmds[:i], wordValue(*r.Word)) {
+				add(f, via, kind)
+			}
 		}
 	}
 	if c.Pipeline == nil {

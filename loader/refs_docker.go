@@ -95,18 +95,22 @@ func runsCopied(cmds []ShellCommand, copied map[string][]string, workdir, dir st
 			continue
 		}
 		ran := c.Words[0]
+		byPath := true
 		if interpreters[path.Base(c.Name)] {
 			j := scriptArg(c.Words)
 			if j <= 0 {
 				continue
 			}
-			ran = c.Words[j]
+			ran, byPath = c.Words[j], false
 		} else if !strings.Contains(c.Name, "/") {
 			continue
 		}
 		for _, src := range copied[imagePath(workdir, wordValue(ran))] {
 			for _, p := range []string{src, path.Join(dir, src)} {
 				if r, ok := refFor(p, "runs", KindShell, ran.Pos); ok {
+					// Run by its path, a file named for another language
+					// is a shell script when its #! says so.
+					r.Shebang = byPath && path.Ext(path.Base(src)) != ""
 					out = append(out, r)
 				}
 			}
@@ -141,7 +145,7 @@ func copiesAndRuns(src []byte) bool {
 				args = args[1:]
 			}
 			for k := 0; k+1 < len(args); k++ {
-				if extless(args[k]) {
+				if mayRun(args[k]) {
 					dsts = append(dsts, args[len(args)-1], path.Base(args[k]))
 				}
 			}
@@ -186,6 +190,9 @@ func runsName(src []byte, name string) bool {
 		tok := src[start:off]
 		if !bytes.Equal(tok, n) && !bytes.HasSuffix(tok, append([]byte("/"), n...)) {
 			continue // a longer name that ends with this one (x.cmake)
+		}
+		if tok[0] == '-' || bytes.ContainsRune(tok, '=') {
+			continue // an option's value (--mount=…,target=/x/name)
 		}
 		prev, sep := prevWord(src, start)
 		pathRun := bytes.Contains(tok, []byte("/")) && (sep || prev == "RUN" || prev == "run" || prev == "exec" || prev == "sudo")
@@ -245,18 +252,20 @@ func bindTargets(fields []string) []string {
 				typ = v
 			}
 		}
-		if typ == "bind" && from == "" && extless(source) && target != "" {
+		if typ == "bind" && from == "" && mayRun(source) && target != "" {
 			out = append(out, target)
 		}
 	}
 	return out
 }
 
-// extless reports whether a copied source may be a script whose name says
-// nothing of its kind: a file or directory of the context without an
-// extension.
-func extless(s string) bool {
+// mayRun reports whether a copied source may be a script discovery does
+// not read by its name: a file or directory of the context not named as a
+// shell script (a shell runs any file it is given, the kernel any file by
+// its #! line).
+func mayRun(s string) bool {
 	s = strings.Trim(s, `"'`)
+	ext := path.Ext(path.Base(s))
 	return s != "" && s != "." && !strings.HasPrefix(s, "-") && !strings.Contains(s, "://") &&
-		!strings.HasPrefix(s, "<<") && path.Ext(path.Base(s)) == ""
+		!strings.HasPrefix(s, "<<") && ext != ".sh" && ext != ".bash"
 }

@@ -16,6 +16,9 @@ func refsOf(kind Kind, name, src string) string {
 		if r.Glob {
 			s += "*"
 		}
+		if r.Shebang {
+			s += "!shebang"
+		}
 		if r.Note != "" {
 			s += "!note"
 			if r.Unread {
@@ -58,7 +61,10 @@ func TestCommandRefs(t *testing.T) {
 		{"docker run -f docker/x img", ""},
 		{"ci/build-it", "ci/build-it=shell"},
 		{"ci/build.sh --fast", "ci/build.sh=shell"},
-		{"tools/gen.py", ""},
+		{"tools/gen.py", "tools/gen.py=shell!shebang"},
+		{"bash $GITHUB_WORKSPACE/ci/b", "ci/b=shell"},
+		{"bash \"$(git rev-parse --show-toplevel)/ci/b\"", "ci/b=shell"},
+		{"exec 3< ci/b; bash <&3", "ci/b=shell"},
 		{"/usr/local/bin/build", ""},
 		{"S=ci/b; bash \"$S\"", "ci/b=shell"},
 		{"for s in ci/a ci/b; do bash \"$s\"; done", "ci/a=shell ci/b=shell"},
@@ -292,4 +298,25 @@ func TestBakeJSON(t *testing.T) {
 		t.Errorf("args: %+v", args)
 	}
 	checkPositions(t, []byte(src), d)
+}
+
+// Past the bounds of resolution (values per variable, paths per reference,
+// directories a script changes into), the reference says so: a part not
+// read, never a silent drop (issue 26's fourth review).
+func TestResolutionBounds(t *testing.T) {
+	t.Parallel()
+	var many, cds strings.Builder
+	for i := range maxValuesPerName + 1 {
+		fmt.Fprintf(&many, "S=v%d\n", i)
+	}
+	many.WriteString("bash ci/$S.txt\n")
+	for i := range maxCdDirs + 1 {
+		fmt.Fprintf(&cds, "cd d%d\n", i)
+	}
+	cds.WriteString("bash step.txt\n")
+	for name, src := range map[string]string{"values": many.String(), "cd": cds.String()} {
+		if got := refsOf(KindShell, "run.sh", src); !strings.Contains(got, "!note!unread") {
+			t.Errorf("%s: no note of the bound: %q", name, got)
+		}
+	}
 }

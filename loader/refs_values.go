@@ -1,8 +1,10 @@
 package loader
 
 import (
+	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -20,8 +22,8 @@ const (
 	// maxValuesPerName bounds the values one variable is tried with, and
 	// maxResolved the paths one reference is resolved to (their product
 	// could be large in a file that assigns many values).
-	maxValuesPerName = 16
-	maxResolved      = 32
+	maxValuesPerName = 64
+	maxResolved      = 128
 )
 
 // unresolvedNote is said at a reference whose path is only expansions with
@@ -36,14 +38,24 @@ var varRe = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=]([^}]*))?\}
 // values are the static values a file gives each variable.
 type values map[string][]string
 
+// overKey lists, in a values map, the variables given more values than
+// maxValuesPerName: a path made with one of them is not resolved in full.
+const overKey = "\x00over"
+
 func (v values) add(name string, val *string) {
-	if val == nil || name == "" || len(v[name]) >= maxValuesPerName {
+	if val == nil || name == "" {
 		return
 	}
 	for _, x := range v[name] {
 		if x == *val {
 			return
 		}
+	}
+	if len(v[name]) >= maxValuesPerName {
+		if !slices.Contains(v[overKey], name) {
+			v[overKey] = append(v[overKey], name)
+		}
+		return
 	}
 	v[name] = append(v[name], *val)
 }
@@ -71,7 +83,8 @@ func (v values) script(s Script) {
 	for range 2 {
 		for _, a := range made {
 			raw := dropQuotes.Replace(a.ValueText)
-			for _, x := range expandValues(raw, v) {
+			xs, _ := expandValues(raw, v)
+			for _, x := range xs {
 				v.add(a.Name, &x)
 			}
 		}
@@ -111,8 +124,19 @@ func resolveRefs(refs []FileRef, vals values) []FileRef {
 		}
 		resolved, ok := memo[r.raw]
 		if !ok {
-			resolved = expandValues(r.raw, vals)
+			var complete bool
+			resolved, complete = expandValues(r.raw, vals)
 			memo[r.raw] = resolved
+			if !complete {
+				// A bound passed: the paths tried are not all the path
+				// may name. Said at the reference, and the glob reading
+				// kept as well.
+				out = append(out, FileRef{Via: r.Via, Kind: r.Kind, Pos: r.Pos, Unread: true,
+					Note: fmt.Sprintf("the variables of this path take more values in this file than buildgate tries (%d per variable, %d paths per reference): not every file it may name is read (see docs/robustness.md)", maxValuesPerName, maxResolved)})
+				if r.Path != "" {
+					out = append(out, r)
+				}
+			}
 		}
 		for _, p := range resolved {
 			if lp, glob, ok := localRef(p); ok {
@@ -146,9 +170,10 @@ func resolveRefs(refs []FileRef, vals values) []FileRef {
 // expandValues is the paths raw makes with every combination of the known
 // values of its variables, or nil when one of them has none. An expansion
 // with a default (${A:-x}) without a value is its default.
-func expandValues(raw string, vals values) []string {
+func expandValues(raw string, vals values) ([]string, bool) {
 	out := []string{""}
 	last := 0
+	complete := true
 	for _, m := range varRe.FindAllStringSubmatchIndex(raw, -1) {
 		lit := raw[last:m[0]]
 		last = m[1]
@@ -161,25 +186,30 @@ func expandValues(raw string, vals values) []string {
 			choices = []string{raw[m[4]:m[5]]}
 		}
 		if len(choices) == 0 {
-			return nil
+			return nil, true
+		}
+		if slices.Contains(vals[overKey], name) {
+			complete = false
 		}
 		var next []string
 		for _, prefix := range out {
 			for _, c := range choices {
 				if len(next) < maxResolved {
 					next = append(next, prefix+lit+c)
+				} else {
+					complete = false
 				}
 			}
 		}
 		out = next
 	}
 	if last == 0 {
-		return nil
+		return nil, true
 	}
 	for i := range out {
 		out[i] += raw[last:]
 	}
-	return out
+	return out, complete
 }
 
 func submatch(s string, m []int, i int) string {
@@ -211,12 +241,24 @@ func refFor(v, via string, kind Kind, pos Pos) (FileRef, bool) {
 	if strings.Contains(v, "://") {
 		return r, false
 	}
+	// A path from the checkout's root as the CI system names it
+	// ($GITHUB_WORKSPACE/ci/x, $(pwd)/ci/x …) is a path of the repository.
+	if m := rootPrefixRe.FindStringIndex(dropQuotes.Replace(v)); m != nil {
+		v = dropQuotes.Replace(v)[m[1]:]
+	}
 	r.Path, r.Glob, _ = localRef(v)
 	if strings.ContainsAny(v, "$") {
 		r.raw = dropQuotes.Replace(strings.TrimPrefix(v, "./"))
 	}
 	return r, r.Path != "" || r.raw != ""
 }
+
+// rootPrefixRe is the checkout's root as CI systems and scripts name it
+// at the start of a path: GitHub's workspace (variable or expression),
+// GitLab's project directory, Buildkite's checkout path, the working
+// directory ($PWD, $(pwd): the root, or a directory the script changed
+// into, which inDir tries), and git's top level; Buildkite writes $$ for $.
+var rootPrefixRe = regexp.MustCompile(`^\$?(?:\$\{\{\s*github\.workspace\s*\}\}|\$\{?(?:GITHUB_WORKSPACE|CI_PROJECT_DIR|BUILDKITE_BUILD_CHECKOUT_PATH|PWD|WORKSPACE)\}?|\$\(\s*pwd\s*\)|` + "`pwd`" + `|\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\))/+`)
 
 // inDir is a reference read from dir as well as from the root.
 func (r FileRef) inDir(dir string) FileRef {
@@ -231,7 +273,7 @@ func (r FileRef) inDir(dir string) FileRef {
 
 // maxCdDirs bounds the directories a script's references are also read
 // from.
-const maxCdDirs = 8
+const maxCdDirs = 32
 
 // scriptDirRe is how a script names its own directory: $(dirname "$0"),
 // $(dirname "${BASH_SOURCE[0]}"), ${0%/*}, `dirname $0`, and the same in
@@ -243,11 +285,18 @@ var scriptDirRe = regexp.MustCompile(`\$\(\s*cd\s+"?\$\(\s*dirname\s+"?\$(?:\{BA
 // then runs by a relative path is read from each, as well as from the
 // root and the script's directory (which directory holds at the command
 // is not tracked: each is tried).
-func cdDirs(s Script, dir string) []string {
+func cdDirs(s Script, dir string) ([]string, *Pos) {
 	var out []string
+	var over *Pos
 	seen := map[string]bool{}
 	for _, c := range s.Commands {
-		if (c.Name != "cd" && c.Name != "pushd") || len(c.Words) < 2 || len(out) >= maxCdDirs {
+		if (c.Name != "cd" && c.Name != "pushd") || len(c.Words) < 2 {
+			continue
+		}
+		if len(out) >= maxCdDirs {
+			if over == nil {
+				over = &c.Pos
+			}
 			continue
 		}
 		w := c.Words[len(c.Words)-1]
@@ -268,5 +317,5 @@ func cdDirs(s Script, dir string) []string {
 			}
 		}
 	}
-	return out
+	return out, over
 }

@@ -56,6 +56,11 @@ func TestAttacksOnReading(t *testing.T) {
 		{"a Containerfile", map[string]string{"ci/ctx/Containerfile": df}, bg104},
 		{"a GitLab self-include by namespace and name", map[string]string{"ci/x.yml": "b:\n  script:\n    - " + sb + "\n",
 			".gitlab-ci.yml": "include:\n  - project: ${CI_PROJECT_NAMESPACE}/${CI_PROJECT_NAME}\n    file: ci/x.yml\n"}, bg104},
+		// The fourth red team of issue 26.
+		{"a pwsh step's call operator", map[string]string{".github/workflows/ci.yml": wf("", "& git clone https://github.com/kvcache-ai/Mooncake.git; & make install\n        shell: pwsh")}, bg001},
+		{"a path from $GITHUB_WORKSPACE", map[string]string{"ci/step.txt": sb + "\n", ".github/workflows/ci.yml": wf("", "bash $GITHUB_WORKSPACE/ci/step.txt")}, bg104},
+		{"a program run by its path, with a shell's #!", map[string]string{"ci/step.rocm": "#!/bin/sh\n" + sb + "\n", ".github/workflows/ci.yml": wf("", "./ci/step.rocm")}, bg104},
+		{"a copied .txt run by sh", map[string]string{"ci/mc.txt": sb + "\n", "docker/Dockerfile.rocm": "FROM rocm/dev-ubuntu-22.04\nCOPY ci/mc.txt /mc\nRUN sh /mc\n"}, bg104},
 	}
 	attacks := make([]attack, 0, len(cases))
 	for _, c := range cases {
