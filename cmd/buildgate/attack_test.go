@@ -328,7 +328,7 @@ func TestAttacksThroughHardLinks(t *testing.T) {
 			}
 		}
 	}
-	const refused = ": it is a hard link to a file inside .git, git's own files (which may hold credentials): not read"
+	const refused = ": it has other names (a hard link), which may be outside the repository or inside .git: not read"
 	linked := hardlink(".git/config", "requirements/rocm.txt")
 	runAttacks(t, []attack{
 		{name: "a requirements file hard-linked to .git/config", files: withGit, setup: linked, code: 1,
@@ -352,8 +352,16 @@ func TestAttacksThroughHardLinks(t *testing.T) {
 			stderr: []string{".buildgate.yaml: cannot read" + refused}, secrets: []string{"SECRETTOKEN", "extraheader"}},
 		{name: "a policy hard-linked to .git/config", files: with(map[string]string{"policy/p.rego": "package x\n"}), setup: hardlink(".git/config", "policy/p.rego"),
 			args: []string{"--policy", "policy"}, code: 2, stderr: []string{"p.rego" + refused}, secrets: []string{"SECRETTOKEN", "extraheader"}},
-		{name: "two names of one working-tree file are read", files: withGit, setup: hardlink("requirements/rocm.txt", "requirements/copy.txt"), code: 0,
-			stdout: []string{"2 files checked, 0 findings"}},
+		{name: "two names of one working-tree file are refused (another name may be outside the root)", files: withGit,
+			setup: hardlink("requirements/rocm.txt", "requirements/copy.txt"), code: 1, stdout: []string{"requirements/copy.txt: cannot open the file" + refused}},
+		{name: "a hard link to a file outside the root", files: withGit, setup: func(t *testing.T, dir string) {
+			out := filepath.Join(t.TempDir(), "netrc")
+			os.WriteFile(out, []byte("machine github.com login x password SECRETTOKEN\n"), 0o644)
+			os.Remove(filepath.Join(dir, "requirements", "rocm.txt"))
+			if err := os.Link(out, filepath.Join(dir, "requirements", "rocm.txt")); err != nil {
+				t.Skip(err) // another device: no hard link possible
+			}
+		}, code: 1, stdout: []string{"requirements/rocm.txt: cannot open the file" + refused}, secrets: []string{"SECRETTOKEN"}},
 	})
 }
 

@@ -27,6 +27,12 @@ var ErrGitLink error = gitError("it is a hard link to a file inside .git, git's 
 // what cannot be placed cannot be shown safe. It is an ErrGitDir.
 var ErrGitUnknown error = gitError("it has other hard links, and buildgate could not list .git in full to tell whether one is git's own file: not read")
 
+// ErrHardLink is a file with other names (a hard link): one may be outside
+// the repository, or inside .git, and what it holds is not the
+// repository's to show. It is an ErrGitDir for the callers that refuse
+// those.
+var ErrHardLink error = gitError("it has other names (a hard link), which may be outside the repository or inside .git: not read")
+
 type gitError string
 
 func (e gitError) Error() string        { return string(e) }
@@ -49,6 +55,13 @@ var gitListMax = 100_000
 func notGit(dir string, fi fs.FileInfo) error {
 	if !multiLinked(fi) {
 		return nil
+	}
+	if n, known := linkCount(fi); known && n > 1 {
+		// Other names may be anywhere on the device: a runner's ~/.netrc
+		// linked as requirements/rocm.txt by a restored cache would be
+		// read, and quoted in a parse error. Git never checks out a hard
+		// link, so a build file with other names is not read at all.
+		return ErrHardLink
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

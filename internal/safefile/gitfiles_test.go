@@ -75,10 +75,12 @@ func TestGitHardLinks(t *testing.T) {
 			links: [][2]string{{".git/config", "ci/req.txt"}}, read: "ci/req.txt", want: ErrGitLink},
 		{name: "a hard link to the file .git/config links to", files: map[string]string{"elsewhere/cfg": token, ".git/HEAD": ""},
 			links: [][2]string{{"elsewhere/cfg", "req.txt"}}, read: "req.txt", want: ErrGitLink},
+		// Any other name may be outside the repository (a runner's
+		// ~/.netrc): a file with other names is not read at all.
 		{name: "two names of one working-tree file", files: map[string]string{".git/config": token, "a.txt": "pkg==1\n"},
-			links: [][2]string{{"a.txt", "b.txt"}}, read: "b.txt"},
+			links: [][2]string{{"a.txt", "b.txt"}}, read: "b.txt", want: ErrHardLink},
 		{name: "a hard link and no .git at all", files: map[string]string{"a.txt": "pkg==1\n"},
-			links: [][2]string{{"a.txt", "b.txt"}}, read: "b.txt"},
+			links: [][2]string{{"a.txt", "b.txt"}}, read: "b.txt", want: ErrHardLink},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -98,7 +100,9 @@ func TestGitHardLinks(t *testing.T) {
 				switch {
 				case tt.want == nil && err != nil:
 					t.Errorf("%s: %v, want the file read", how, err)
-				case tt.want != nil && !errors.Is(err, tt.want):
+				case tt.want != nil && !errors.Is(err, tt.want) && !errors.Is(err, ErrHardLink):
+					// Where the link count is known, any file with other
+					// names is refused before .git is looked at.
 					t.Errorf("%s: error %v, want %v", how, err, tt.want)
 				case tt.want != nil && !errors.Is(err, ErrGitDir):
 					t.Errorf("%s: %v is not an ErrGitDir", how, err)
@@ -215,7 +219,7 @@ func TestGitListingBound(t *testing.T) { //nolint:paralleltest // it sets gitLis
 		{"b.txt", ErrGitUnknown},
 		{"one.txt", nil},
 	} {
-		if _, err := In(root, tt.read, 0); !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
+		if _, err := In(root, tt.read, 0); !errors.Is(err, tt.want) && !(tt.want != nil && errors.Is(err, ErrHardLink)) || (tt.want == nil && err != nil) {
 			t.Errorf("%s: %v, want %v", tt.read, err, tt.want)
 		}
 	}

@@ -24,3 +24,12 @@ func multiLinked(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return !ok || st.Nlink > 1
 }
+
+// linkCount is the file's number of names, and whether it is known.
+func linkCount(fi fs.FileInfo) (uint64, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return uint64(st.Nlink), true //nolint:unconvert // Nlink is uint16 or uint32 on some systems
+}
