@@ -134,13 +134,21 @@ func Sort(fs []Finding) {
 // element's text with white space collapsed (the message when there is no
 // element), then ":" and the occurrence of that hash so far, so that two
 // identical elements in one file stay apart.
-func Fingerprints(fs []Finding) []string {
+func Fingerprints(fs []Finding) []string { return FingerprintsWith(fs, nil) }
+
+// FingerprintsWith is Fingerprints with salt's text added to a finding's
+// (the content of the file a BG001 could not read in full: a baseline
+// entry for it then holds only while the file is unchanged).
+func FingerprintsWith(fs []Finding, salt func(Finding) string) []string {
 	seen := map[string]int{}
 	out := make([]string, len(fs))
 	for i, f := range fs {
 		text := strings.Join(strings.Fields(f.Text), " ")
 		if text == "" {
 			text = strings.Join(strings.Fields(f.Message), " ")
+		}
+		if salt != nil {
+			text += "\x00" + salt(f)
 		}
 		sum := sha256.Sum256([]byte(f.Rule + "\x00" + f.Path + "\x00" + text))
 		h := hex.EncodeToString(sum[:16])
@@ -151,8 +159,11 @@ func Fingerprints(fs []Finding) []string {
 }
 
 // SetFingerprints fills in each finding's Fingerprint, in order.
-func SetFingerprints(fs []Finding) {
-	for i, fp := range Fingerprints(fs) {
+func SetFingerprints(fs []Finding) { SetFingerprintsWith(fs, nil) }
+
+// SetFingerprintsWith fills them in with FingerprintsWith.
+func SetFingerprintsWith(fs []Finding, salt func(Finding) string) {
+	for i, fp := range FingerprintsWith(fs, salt) {
 		fs[i].Fingerprint = fp
 	}
 }

@@ -4,6 +4,8 @@ package lint
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -366,12 +368,13 @@ func (o Options) process(ctx context.Context, rules []finding.Rule, files []*fil
 	// their own.
 	own := func(f finding.Finding) bool { return !isContext[f.Path] || repoLevel[f.Rule] }
 	var planned process.Planned
+	content := o.contentSums()
 	out.Findings = process.Run(findings,
 		process.Settings(settings),
 		process.Dedupe(),
 		process.PolicyCheck(loaded, o.Config.RequiredFiles(), rules),
-		process.Fingerprint(),
-		process.Suppress(markers, o.Config, rules, o.Suppress, []process.Step{process.Settings(settings), process.Fingerprint()}, &out.Suppressed),
+		process.Fingerprint(content),
+		process.Suppress(markers, o.Config, rules, o.Suppress, []process.Step{process.Settings(settings), process.Fingerprint(content)}, &out.Suppressed),
 		process.Sort(),
 		process.Keep("own files", own, &out.Suppressed),
 		process.Record(&out.All),
@@ -456,3 +459,25 @@ type (
 
 // ParseBaseline reads the content b of the baseline file path.
 func ParseBaseline(path string, b []byte) (*Baseline, error) { return process.ParseBaseline(path, b) }
+
+// contentSums gives a file's content checksum (SHA-256 of its bytes as
+// read through the root now, or why it cannot be read), once per path:
+// the salt of a BG001's fingerprint (process.Fingerprint).
+func (o Options) contentSums() func(string) string {
+	sums := map[string]string{}
+	return func(p string) string {
+		if s, ok := sums[p]; ok {
+			return s
+		}
+		s := "unreadable"
+		if l, err := loader.NewLoader(o.Root); err == nil {
+			if src, err := l.Read(p); err == nil {
+				sum := sha256.Sum256(src)
+				s = hex.EncodeToString(sum[:])
+			}
+			_ = l.Close()
+		}
+		sums[p] = s
+		return s
+	}
+}

@@ -21,3 +21,21 @@ func TestFingerprint(t *testing.T) {
 		t.Errorf("a moved finding changed its fingerprint: %q -> %q", got[1].Fingerprint, again[1].Fingerprint)
 	}
 }
+
+// A BG001's fingerprint holds its file's content: the part buildgate could
+// not read may change under an unchanged line, and a baseline entry must
+// not follow it (issue 26's fifth review). Other rules' do not.
+func TestFingerprintOfUnread(t *testing.T) {
+	unread, other := f("BG001", "p", 1, "error"), f("BG104", "p", 2, "error")
+	content := "v1"
+	of := func(string) string { return content }
+	first := Run([]finding.Finding{unread, other}, Fingerprint(of))
+	content = "v2"
+	second := Run([]finding.Finding{unread, other}, Fingerprint(of))
+	if first[0].Fingerprint == second[0].Fingerprint {
+		t.Error("a BG001 kept its fingerprint though its file changed")
+	}
+	if first[1].Fingerprint != second[1].Fingerprint {
+		t.Error("another rule's fingerprint changed with the file's content")
+	}
+}
