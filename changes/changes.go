@@ -20,8 +20,22 @@ type Set struct {
 }
 
 type lines struct {
-	whole bool // a file the revision does not have
+	// whole: every line counts as changed: a file the revision does not
+	// have, one the change removes lines from (a line removed changes
+	// what the lines kept mean: a platform's flag, a guard), or one a
+	// changed line of another file makes the build read (MarkWhole).
+	whole bool
 	set   map[int]bool
+}
+
+// MarkWhole counts every line of a file as changed: a file a changed line
+// elsewhere newly runs, builds or includes (`bash tools/x.txt` added to a
+// workflow) is new to the build, whatever its own diff.
+func (s *Set) MarkWhole(path string) {
+	if s == nil {
+		return
+	}
+	s.files[path] = &lines{whole: true}
 }
 
 // Touches reports whether any line from..to of a file is new or changed.
@@ -185,6 +199,11 @@ func (s *Set) parse(diff []byte) error {
 			oldLeft, newLeft = o, n
 			if cur == nil {
 				continue
+			}
+			if o > 0 {
+				// Lines removed or replaced: what the kept lines mean
+				// may have changed with them (issue 26's fifth review).
+				cur.whole = true
 			}
 			for l := c; l < c+n; l++ {
 				cur.set[l] = true

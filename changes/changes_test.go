@@ -10,9 +10,11 @@ index 1..2 100644
 @@ -2,0 +3,2 @@ FROM a
 +ARG X
 +ARG Y
-@@ -9 +11 @@ RUN x
--RUN a
+@@ -8,0 +11 @@ RUN x
 +RUN b
+diff --git a/ci/run.sh b/ci/run.sh
+--- a/ci/run.sh
++++ b/ci/run.sh
 @@ -20,3 +22,0 @@
 -gone
 -gone too
@@ -52,6 +54,9 @@ diff --git "a/with space\"q.sh" "b/with space\"q.sh"
 		{"docker/Dockerfile", 5, 10, false},
 		{"docker/Dockerfile", 10, 12, true},
 		{"docker/Dockerfile", 22, 22, false},
+		// Lines removed change what the kept ones mean: the whole file
+		// counts (issue 26's fifth review).
+		{"ci/run.sh", 1, 1, true},
 		{"new.sh", 100, 100, true},
 		{"old.sh", 1, 1, false},
 		{`with space"q.sh`, 1, 1, true},
@@ -61,7 +66,7 @@ diff --git "a/with space\"q.sh" "b/with space\"q.sh"
 			t.Errorf("Touches(%s, %d, %d) = %v", tt.path, tt.from, tt.to, got)
 		}
 	}
-	if s.Files() != 3 {
+	if s.Files() != 4 {
 		t.Errorf("%d files", s.Files())
 	}
 	if err := s.parse([]byte("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +x @@\n")); err == nil {
@@ -80,4 +85,15 @@ func TestParseDecoyHeader(t *testing.T) {
 	if !s.Touches("f.go", 8, 8) || !s.Touches("f.go", 3, 3) || s.Touches("decoy", 8, 8) {
 		t.Errorf("files = %+v", s.files)
 	}
+}
+
+// A file a changed line of another newly runs counts as changed whole.
+func TestMarkWhole(t *testing.T) {
+	s := &Set{files: map[string]*lines{}}
+	s.MarkWhole("tools/x.txt")
+	if !s.Touches("tools/x.txt", 7, 7) || !s.HasFile("tools/x.txt") {
+		t.Error("a file marked whole: not every line counts")
+	}
+	var none *Set
+	none.MarkWhole("x") // no change set: nothing to mark
 }

@@ -204,6 +204,7 @@ func followRefs(ctx context.Context, o Options, p *phase1, dopts discover.Option
 		var more []discover.File
 		notes := map[string][]loader.Error{}
 		for _, f := range queue {
+			markReferenced(o.Changed, f.path, f.refs)
 			add, ns := refs.Follow(f.path, f.refs)
 			more = append(more, add...)
 			for k, v := range ns {
@@ -233,6 +234,20 @@ func followRefs(ctx context.Context, o Options, p *phase1, dopts discover.Option
 		queue = loaded
 	}
 	return files, nil
+}
+
+// markReferenced counts as changed whole, for --new-from-rev, each file a
+// changed line of from names: a script the change newly runs is new to
+// the build even when its own text is not.
+func markReferenced(changed *changes.Set, from string, refs []loader.FileRef) {
+	if changed == nil {
+		return
+	}
+	for _, r := range refs {
+		if r.Path != "" && !r.Glob && changed.Touches(from, r.Pos.Line, r.Pos.EndLine) {
+			changed.MarkWhole(r.Path)
+		}
+	}
 }
 
 // evalError names what ran out of time, or what failed.
