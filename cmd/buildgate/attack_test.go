@@ -392,6 +392,17 @@ func TestAttacksThroughGit(t *testing.T) {
 				os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(body), 0o644)
 			}), args: []string{"--new-from-rev", "HEAD"}, code: 1,
 			stdout: []string{"Dockerfile:1:1: error: Dockerfile: the file is", "for a Dockerfile"}},
+		{name: "--new-from-rev: a script the base held, newly run by a changed line, counts whole",
+			files: map[string]string{"tools/mc.txt": "git clone https://github.com/kvcache-ai/Mooncake.git && cd Mooncake && cmake -DUSE_HIP=ON . && make install\n",
+				".github/workflows/ci.yml": "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: echo hi\n"},
+			setup: commitThen(func(t *testing.T, dir string) {
+				os.WriteFile(filepath.Join(dir, ".github/workflows/ci.yml"), []byte("on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: echo hi\n      - run: bash tools/mc.txt\n"), 0o644)
+			}), args: []string{"--new-from-rev", "HEAD"}, code: 1, stdout: []string{"tools/mc.txt:1:1: error", "BG104"}},
+		{name: "--new-from-rev: a line removed makes its file count whole",
+			files: map[string]string{"ci/b.sh": "export NVCC_FLAGS=-O2\ngit clone https://github.com/kvcache-ai/Mooncake.git && cd Mooncake && cmake . && make install\n"},
+			setup: commitThen(func(t *testing.T, dir string) {
+				os.WriteFile(filepath.Join(dir, "ci/b.sh"), []byte("git clone https://github.com/kvcache-ai/Mooncake.git && cd Mooncake && cmake . && make install\n"), 0o644)
+			}), args: []string{"--new-from-rev", "HEAD"}, code: 1, stdout: []string{"ci/b.sh:1:1: error", "BG104"}},
 		{name: ".git/HEAD climbs to /dev/zero", setup: func(t *testing.T, dir string) {
 			repo(t, dir)
 			os.WriteFile(filepath.Join(dir, ".git/HEAD"), []byte("ref: ../../../../../../../../../dev/zero\n"), 0o644)
