@@ -230,7 +230,16 @@ func compileModules(mods []Module) (*ast.Compiler, error) {
 	if err != nil {
 		return nil, err
 	}
-	if errs := Sandbox(parsed); len(errs) > 0 {
+	// The sandbox checks every module but the embedded pack's, which is
+	// ours and passes it (TestPackPassesSandbox): a run of the pack alone
+	// skips the walk (some 10 ms of the 4 migrated files' 75).
+	user := map[string]*ast.Module{}
+	for _, m := range mods {
+		if !m.Builtin {
+			user[m.Name] = parsed[m.Name]
+		}
+	}
+	if errs := Sandbox(user); len(errs) > 0 {
 		return nil, &CompileError{Errors: errs}
 	}
 	c := NewCompiler()

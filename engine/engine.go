@@ -29,6 +29,9 @@ type Module struct {
 	Name string
 	Src  string
 	Pack string
+	// Builtin marks the embedded pack's modules: the only ones the
+	// sandbox check may skip (it passes it: TestPackPassesSandbox).
+	Builtin bool
 }
 
 // Engine holds compiled policies and their prepared queries (OPA's model:

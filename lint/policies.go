@@ -69,6 +69,9 @@ func (o PolicyOptions) modules(tests bool) ([]engine.Module, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i := range mods {
+		mods[i].Builtin = true // the embedded pack: trusted, not sandbox-checked
+	}
 	total := 0
 	for _, d := range o.Dirs {
 		user, err := engine.ModulesFromDir(d.FS, d.Name, tests)
