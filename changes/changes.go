@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
@@ -40,7 +41,7 @@ func (s *Set) MarkWhole(path string) {
 
 // Touches reports whether any line from..to of a file is new or changed.
 func (s *Set) Touches(path string, from, to int) bool {
-	f := s.files[path]
+	f := s.lookup(path)
 	if f == nil {
 		return false
 	}
@@ -59,7 +60,22 @@ func (s *Set) Touches(path string, from, to int) bool {
 }
 
 // HasFile reports whether a file has any added or changed line.
-func (s *Set) HasFile(path string) bool { return s.files[path] != nil }
+func (s *Set) HasFile(path string) bool { return s.lookup(path) != nil }
+
+// lookup is a file's changes, or those of a directory holding it that
+// the change moved as a whole: a submodule whose commit changed (the diff
+// names its path, a gitlink) counts every file below it as changed.
+func (s *Set) lookup(p string) *lines {
+	if f := s.files[p]; f != nil {
+		return f
+	}
+	for d := path.Dir(p); d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		if f := s.files[d]; f != nil && f.whole {
+			return f
+		}
+	}
+	return nil
+}
 
 // Files is the number of files with changes.
 func (s *Set) Files() int { return len(s.files) }
@@ -115,7 +131,7 @@ func Since(root, rev string) (*Set, error) {
 	}
 	// --text: a "-diff" attribute must not turn a changed file into
 	// "Binary files differ" and so hide its new lines.
-	out, err := git(root, "diff", "--no-ext-diff", "--no-textconv", "--text", "--ignore-submodules=all", "--no-color",
+	out, err := git(root, "diff", "--no-ext-diff", "--no-textconv", "--text", "--ignore-submodules=dirty", "--no-color",
 		"--relative", "-M", "--unified=0", "--end-of-options", commit, "--")
 	if err != nil {
 		return nil, err
@@ -170,9 +186,10 @@ func (s *Set) parse(diff []byte) error {
 		case strings.HasPrefix(line, "diff --git "):
 			cur, newFile = nil, false
 		case strings.HasPrefix(line, "--- "):
-			newFile = strings.TrimPrefix(line, "--- ") == "/dev/null"
+			newFile = strings.TrimSuffix(strings.TrimPrefix(line, "--- "), "\t") == "/dev/null"
 		case strings.HasPrefix(line, "+++ "):
-			p := strings.TrimPrefix(line, "+++ ")
+			// git ends a name holding a space with a tab.
+			p := strings.TrimSuffix(strings.TrimPrefix(line, "+++ "), "\t")
 			if p == "/dev/null" {
 				cur = nil // deleted
 				continue
@@ -200,11 +217,12 @@ func (s *Set) parse(diff []byte) error {
 			if cur == nil {
 				continue
 			}
-			if o > 0 {
-				// Lines removed or replaced: what the kept lines mean
-				// may have changed with them (issue 26's fifth review).
-				cur.whole = true
-			}
+			// A file the change touches counts whole: a line added or
+			// removed changes what the lines kept mean (a variable a
+			// kept command expands, an ARG, a platform's flag), which no
+			// line-by-line view can follow (issue 26's fifth and sixth
+			// reviews).
+			cur.whole = true
 			for l := c; l < c+n; l++ {
 				cur.set[l] = true
 			}
