@@ -99,3 +99,17 @@ func TestMarkWhole(t *testing.T) {
 	var none *Set
 	none.MarkWhole("x") // no change set: nothing to mark
 }
+
+// git ends a name holding a space with a tab; a submodule whose commit
+// moved counts every file below it.
+func TestNamesAndSubmodules(t *testing.T) {
+	diff := "diff --git a/na me.sh b/na me.sh\n--- a/na me.sh\t\n+++ b/na me.sh\t\n@@ -1 +1 @@\n-a\n+b\n" +
+		"diff --git a/sub b/sub\nindex 1..2 160000\n--- a/sub\n+++ b/sub\n@@ -1 +1 @@\n-Subproject commit 1\n+Subproject commit 2\n"
+	s, err := FromDiff([]byte(diff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.HasFile("na me.sh") || !s.Touches("sub/ci/x.sh", 3, 3) || s.HasFile("subway/x.sh") {
+		t.Errorf("files: %+v", s.files)
+	}
+}
