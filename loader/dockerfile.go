@@ -129,6 +129,12 @@ type dockerLoad struct {
 	// outline skips what RUN instructions hold (their scripts, mounts,
 	// heredocs): see Outline.
 	outline bool
+	// vals are the values ARGs and ENVs give so far in the stage valStage
+	// up to its instruction valUpTo (runValues, kept as it goes: a stage
+	// of 19,000 RUNs must not be walked again for each).
+	vals     map[string]string
+	valStage int
+	valUpTo  int
 }
 
 func loadDockerfile(path string, src []byte) *DockerfileDocument {

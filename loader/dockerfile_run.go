@@ -47,7 +47,7 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 			sh.add(d.idx.src[s:e], s)
 		}
 	}
-	src := shellSource{text: sh.text, span: func(s, e int) Pos { return sh.spanOf(d.idx, s, e) }}
+	src := shellSource{text: sh.text, values: d.runValues(), span: func(s, e int) Pos { return sh.spanOf(d.idx, s, e) }}
 	if n := bytes.Count(sh.text, []byte{'$'}) + bytes.Count(sh.text, []byte{'`'}); n > maxShellWords {
 		d.doc.Errors = append(d.doc.Errors, Error{Message: "this RUN's script: " + capError("expansions and substitutions ($ and `)", n, maxShellWords), Pos: in.Pos})
 		in.ShellErrors = []Error{}
@@ -86,7 +86,7 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 			if start < 0 {
 				continue
 			}
-			body := shellSource{text: onlyRange(sh.text, start, end), span: src.span}
+			body := shellSource{text: onlyRange(sh.text, start, end), span: src.span, values: src.values}
 			bp, be, bb := parseShell(body)
 			bs, bc, bw, bn := extractScript(body, bp)
 			if script && shellBody(h.Body) {
@@ -155,4 +155,39 @@ func shellBody(body string) bool {
 		}
 	}
 	return nestedShells[prog]
+}
+
+// runValues are the values the ARGs' defaults and the ENVs before a RUN
+// give its variables (the global ARGs', then the stage's in order), for
+// the scripts the RUN hands to a shell (ARG STEPS="…"; RUN eval "$STEPS").
+// The map is kept and extended as the stage goes (it is read only while
+// the RUN's script is extracted).
+func (d *dockerLoad) runValues() map[string]string {
+	stage := len(d.doc.Stages)
+	if d.vals == nil || d.valStage != stage {
+		d.vals, d.valStage, d.valUpTo = map[string]string{}, stage, 0
+		for _, a := range d.doc.GlobalArgs {
+			if a.Default != nil {
+				d.vals[a.Name] = *a.Default
+			}
+		}
+	}
+	if stage == 0 {
+		return d.vals
+	}
+	ins := d.doc.Stages[stage-1].Instructions
+	for ; d.valUpTo < len(ins); d.valUpTo++ {
+		in := ins[d.valUpTo]
+		for _, a := range in.ArgDefs {
+			if a.Default != nil {
+				d.vals[a.Name] = *a.Default
+			}
+		}
+		if in.Cmd == "env" {
+			for _, e := range in.Env {
+				d.vals[e.Key] = e.Value
+			}
+		}
+	}
+	return d.vals
 }

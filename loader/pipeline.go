@@ -193,6 +193,9 @@ type pipeLoad struct {
 	yx   *yamlIndex
 	doc  *PipelineDocument
 	seen map[seenKey]bool
+	// vals: the env values read so far, up to doc.Env[valsUpTo] (envValues).
+	vals     map[string]string
+	valsUpTo int
 	// seenEnv are the env entries read, by key node.
 	seenEnv map[*yaml.Node]bool
 	// maps are the scalars mapped, by node (an anchor used many times
@@ -406,6 +409,11 @@ func (p *pipeLoad) mapping(n *yaml.Node, ctx pipeCtx) {
 			p.env(kv[1], key, child)
 		case p.scriptKey(key):
 			p.script(kv[1], key, child)
+		case inputValue(ctx.where, key):
+			// An input's default or the value an include passes is what
+			// `${{ inputs.x }}` or `$[[ inputs.x ]]` puts in a script: read
+			// as one, its syntax errors saying nothing (it may be data).
+			p.script(kv[1], key, pipeCtx{where: where, shell: "input"})
 		case key == "plugins" && p.is("buildkite"):
 			p.plugins(kv[1], child)
 		default:
@@ -476,21 +484,6 @@ func (p *pipeLoad) keyRefs(key string, v *yaml.Node, ctx pipeCtx) {
 		if s := deref(v); p.is("github") && s != nil && s.Kind == yaml.ScalarNode && strings.Contains(s.Value, "{0}") {
 			p.shellTemplateRefs(s)
 		}
-	}
-}
-
-// shellTemplateRefs reads a GitHub custom shell (`shell: bash -e
-// ci/run.sh {0}`) as the command it is: the runner runs it with {0} the
-// step's script file, so the files it names are run too.
-func (p *pipeLoad) shellTemplateRefs(v *yaml.Node) {
-	at := p.nodePos(v)
-	var c ShellCommand
-	for _, f := range strings.Fields(strings.ReplaceAll(v.Value, "{0}", "/tmp/step-script")) {
-		c.Words = append(c.Words, Word{Text: f, Value: strp(f), Pos: at})
-	}
-	if len(c.Words) > 0 {
-		c.Name = *c.Words[0].Value
-		p.doc.refs = append(p.doc.refs, commandRefs(Script{Commands: []ShellCommand{c}}, ".")...)
 	}
 }
 

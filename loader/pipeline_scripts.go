@@ -315,6 +315,26 @@ func (p *pipeLoad) script(n *yaml.Node, key string, ctx pipeCtx) {
 // may hide commands.
 func commandShell(s string) bool { return s == "pwsh" || s == "powershell" || s == "cmd" }
 
+// envValues are the static values the pipeline's env: and variables:
+// read so far give (the last of a name), for the scripts its steps hand
+// to a shell (eval "$STEPS").
+func (p *pipeLoad) envValues() map[string]string {
+	if len(p.doc.Env) == 0 {
+		return nil
+	}
+	// Kept and extended as entries come (a pipeline of thousands of
+	// scripts must not copy its env for each).
+	if p.vals == nil {
+		p.vals = map[string]string{}
+	}
+	for ; p.valsUpTo < len(p.doc.Env); p.valsUpTo++ {
+		if a := p.doc.Env[p.valsUpTo]; a.Value != nil {
+			p.vals[a.Name] = *a.Value
+		}
+	}
+	return p.vals
+}
+
 // foreignNote says a script is another language's, read as shell.
 func foreignNote(posix bool, shell string) string {
 	if posix {
@@ -352,6 +372,7 @@ func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
 	}
 	src := shellSource{
 		text:   text,
+		values: p.envValues(),
 		span:   func(s, e int) Pos { return m.span(p.idx, s, e) },
 		textOf: func(s, e int) string { return m.source(p.idx.src, s, e) },
 		parser: p.parser,

@@ -156,3 +156,17 @@ func hashComments(s string) bool {
 	}
 	return posixShell(s)
 }
+
+// inputValue reports whether a key holds an input's value: the default
+// of a GitHub workflow's or action's input, or a GitLab spec input's, and
+// a value an include passes (include[0].inputs.NAME).
+func inputValue(where, key string) bool {
+	if key == "default" {
+		parent := where
+		if i := strings.LastIndex(parent, "."); i >= 0 {
+			parent = parent[:i]
+		}
+		return parent == "inputs" || strings.HasSuffix(parent, ".inputs")
+	}
+	return strings.HasPrefix(where, "include") && strings.HasSuffix(where, ".inputs")
+}

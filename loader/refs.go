@@ -281,7 +281,9 @@ func commandRefs(s Script, dir string) []FileRef {
 	if over != nil {
 		// A bound passed: the files run from the directories past it
 		// are not looked for there.
-		out = append(out, FileRef{Via: "runs", Kind: KindShell, Pos: *over, Unread: true,
+		// Said where the script could hide what the rules look for
+		// (long CI scripts change directory often).
+		out = append(out, FileRef{Via: "runs", Kind: KindShell, Pos: *over,
 			Note: fmt.Sprintf("this script changes into more than %d directories: the files it runs from the others are not looked for there (see docs/robustness.md)", maxCdDirs)})
 	}
 	add := func(w Word, via string, kind Kind) {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"path"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // The Dockerfiles a build names other than with `docker build -f`: a bake
@@ -89,4 +91,19 @@ func stdinDockerfile(tool string, args []Word) bool {
 		}
 	}
 	return false
+}
+
+// shellTemplateRefs reads a GitHub custom shell (`shell: bash -e
+// ci/run.sh {0}`) as the command it is: the runner runs it with {0} the
+// step's script file, so the files it names are run too.
+func (p *pipeLoad) shellTemplateRefs(v *yaml.Node) {
+	at := p.nodePos(v)
+	var c ShellCommand
+	for _, f := range strings.Fields(strings.ReplaceAll(v.Value, "{0}", "/tmp/step-script")) {
+		c.Words = append(c.Words, Word{Text: f, Value: strp(f), Pos: at})
+	}
+	if len(c.Words) > 0 {
+		c.Name = *c.Words[0].Value
+		p.doc.refs = append(p.doc.refs, commandRefs(Script{Commands: []ShellCommand{c}}, ".")...)
+	}
 }

@@ -140,6 +140,9 @@ func TestFedScripts(t *testing.T) {
 		"flock /tmp/l -c 'git clone https://x/y.git'",
 		"script -qec 'git clone https://x/y.git' /dev/null",
 		"runuser -l u -c 'git clone https://x/y.git'",
+		"S='git clone https://x/y.git'\neval \"$S\"",
+		"S='git clone https://x/y.git'; bash -c \"$S\"",
+		"S='git clone https://x/y.git'; echo \"$S\" | sh",
 	} {
 		d := loadShell("run.sh", []byte(src+"\n"))
 		found := ""
@@ -149,7 +152,7 @@ func TestFedScripts(t *testing.T) {
 				found = fmt.Sprintf("%s@%d:%d", w.Text, w.Pos.Line, w.Pos.Column)
 			}
 		}
-		if !strings.HasPrefix(found, "https://x/y.git@") {
+		if !strings.HasPrefix(found, "https://x/y.git@") && !strings.HasPrefix(found, "$@") { // a value put in place: at its expansion
 			t.Errorf("%s: the script it runs is not read (%q, %+v)", src, found, d.Errors)
 		}
 	}
@@ -301,8 +304,8 @@ func TestBakeJSON(t *testing.T) {
 }
 
 // Past the bounds of resolution (values per variable, paths per reference,
-// directories a script changes into), the reference says so: a part not
-// read, never a silent drop (issue 26's fourth review).
+// directories a script changes into), never a silent drop: the glob
+// reading, or a note at the reference (issue 26's fourth review).
 func TestResolutionBounds(t *testing.T) {
 	t.Parallel()
 	var many, cds strings.Builder
@@ -314,9 +317,59 @@ func TestResolutionBounds(t *testing.T) {
 		fmt.Fprintf(&cds, "cd d%d\n", i)
 	}
 	cds.WriteString("bash step.txt\n")
-	for name, src := range map[string]string{"values": many.String(), "cd": cds.String()} {
-		if got := refsOf(KindShell, "run.sh", src); !strings.Contains(got, "!note!unread") {
-			t.Errorf("%s: no note of the bound: %q", name, got)
+	// Past the values bound the glob reading names every file; past the
+	// directories bound it is said where the file could hide something.
+	for name, want := range map[string][2]string{"values": {many.String(), "ci/*.txt=shell*"}, "cd": {cds.String(), "=shell!note"}} {
+		if got := refsOf(KindShell, "run.sh", want[0]); !strings.Contains(got, want[1]) {
+			t.Errorf("%s: %q lacks %q", name, got, want[1])
+		}
+	}
+	if got := refsOf(KindShell, "run.sh", strings.ReplaceAll(many.String(), "bash ci/$S.txt", "bash \"$S\"")); !strings.Contains(got, "=shell!note") {
+		t.Errorf("all variable, past the bound: %q", got)
+	}
+}
+
+// A Dockerfile's ARG default and a pipeline's env give the value a RUN or
+// step hands to a shell (ARG S="git clone …"; RUN eval "$S").
+func TestValuesHandedToAShell(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		kind      Kind
+		name, src string
+	}{
+		{KindDockerfile, "Dockerfile", "ARG S=\"git clone https://x/y.git\"\nFROM a\nRUN eval \"$S\"\n"},
+		{KindDockerfile, "Dockerfile", "FROM a\nENV S=\"git clone https://x/y.git\"\nRUN bash -c \"$S\"\n"},
+		{KindPipeline, ".github/workflows/a.yml", "on: push\njobs:\n  b:\n    runs-on: x\n    env:\n      S: git clone https://x/y.git\n    steps:\n      - run: eval \"$S\"\n"},
+	} {
+		js, err := FormatJSON([]Document{Parse(c.kind, c.name, []byte(c.src))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(js), `"name": "git"`) {
+			t.Errorf("%s: the script the value holds is not read", c.src)
+		}
+	}
+}
+
+// An input's default, or the value an include passes, is what
+// ${{ inputs.x }} or $[[ inputs.x ]] puts in a script: read as one.
+func TestInputValuesAreScripts(t *testing.T) {
+	t.Parallel()
+	for name, src := range map[string]string{
+		".gitlab-ci.yml":               "spec:\n  inputs:\n    steps:\n      default: git clone https://x/y.git\n---\nb:\n  script:\n    - $[[ inputs.steps ]]\n",
+		".github/workflows/r.yml":      "on:\n  workflow_call:\n    inputs:\n      steps:\n        default: git clone https://x/y.git\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: ${{ inputs.steps }}\n",
+		".github/actions/a/action.yml": "name: a\ninputs:\n  steps:\n    default: git clone https://x/y.git\nruns:\n  using: composite\n  steps:\n    - shell: bash\n      run: ${{ inputs.steps }}\n",
+		"ci/.gitlab-ci.yml":            "include:\n  - local: ci/x.yml\n    inputs:\n      steps: git clone https://x/y.git\n",
+	} {
+		d := loadPipeline(name, []byte(src))
+		found := false
+		for _, s := range d.Scripts {
+			for _, c := range s.Commands {
+				found = found || c.Name == "git"
+			}
+		}
+		if !found {
+			t.Errorf("%s: the input's value is not read as a script", name)
 		}
 	}
 }

@@ -129,12 +129,15 @@ func resolveRefs(refs []FileRef, vals values) []FileRef {
 			memo[r.raw] = resolved
 			if !complete {
 				// A bound passed: the paths tried are not all the path
-				// may name. Said at the reference, and the glob reading
-				// kept as well.
-				out = append(out, FileRef{Via: r.Via, Kind: r.Kind, Pos: r.Pos, Unread: true,
-					Note: fmt.Sprintf("the variables of this path take more values in this file than buildgate tries (%d per variable, %d paths per reference): not every file it may name is read (see docs/robustness.md)", maxValuesPerName, maxResolved)})
+				// may name. The glob reading (each variable as *) names
+				// every one; without one, it is said at the reference
+				// (always for what the CI system reads as a pipeline,
+				// where it could hide what the rules look for otherwise).
 				if r.Path != "" {
 					out = append(out, r)
+				} else {
+					out = append(out, FileRef{Via: r.Via, Kind: r.Kind, Pos: r.Pos, Unread: r.Via == "include" || r.Via == "upload" || r.Via == "uses",
+						Note: fmt.Sprintf("the variables of this path take more values in this file than buildgate tries (%d per variable, %d paths per reference): not every file it may name is read (see docs/robustness.md)", maxValuesPerName, maxResolved)})
 				}
 			}
 		}

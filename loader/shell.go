@@ -156,8 +156,11 @@ const maxShellErrors = 50
 
 // shellSource is text handed to the shell parser, with a way back to the file.
 type shellSource struct {
-	text []byte
-	span func(start, end int) Pos
+	// values are the static values the file gives variables outside the
+	// script (a pipeline's env:), for the scripts it hands to a shell.
+	values map[string]string
+	text   []byte
+	span   func(start, end int) Pos
 	// once: no recovery after the first error (a script nested in a
 	// word, whose recovery would multiply the bytes parsed).
 	once bool
@@ -197,7 +200,9 @@ type shellExtractor struct {
 func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Error, []Error) {
 	// Texts are substrings of one copy of the source: a word nested 3,000
 	// levels deep must not copy what it encloses 3,000 times.
-	budget := min(len(src.text), maxNestedBytes)
+	// A value put in place of an expansion (eval "$S") may be longer
+	// than the script itself: a small script may nest up to 64 KB.
+	budget := min(max(len(src.text), 64<<10), maxNestedBytes)
 	var parser *syntax.Parser
 	x := &shellExtractor{src: src, str: string(src.text), script: newScript(), comments: []Word{}, nestedBudget: &budget, nestedParser: &parser}
 	for _, p := range parses {

@@ -138,6 +138,37 @@ func (t *nestedText) add(s string, at int) {
 	}
 }
 
+// addAt adds s with every byte mapped to the one offset at (a value put
+// in place of an expansion).
+func (t *nestedText) addAt(s string, at int) {
+	for i := 0; i < len(s); i++ {
+		t.text = append(t.text, s[i])
+		t.offs = append(t.offs, at)
+	}
+}
+
+// staticValue is the value a simple expansion ($S, ${S}) has where it
+// stands: the last static assignment to S before it in the script, else
+// the value the file gives S outside the script (a pipeline's env:).
+func (x *shellExtractor) staticValue(p *syntax.ParamExp) (string, bool) {
+	if p.Param == nil || p.Exp != nil || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Length || p.Width || p.Excl || p.Names != 0 {
+		return "", false
+	}
+	name := p.Param.Value
+	for i := len(x.script.Assignments) - 1; i >= 0; i-- {
+		a := x.script.Assignments[i]
+		if a.Name != name {
+			continue
+		}
+		if a.Value == nil || a.Append {
+			return "", false
+		}
+		return *a.Value, true
+	}
+	v, ok := x.src.values[name]
+	return v, ok
+}
+
 // addEscaped copies a literal, dropping the backslash of each escape the
 // outer shell removes (in double quotes only before $ ` " \ and newline).
 func (t *nestedText) addEscaped(s string, at int, quoted bool) {
@@ -205,6 +236,16 @@ func (x *shellExtractor) nestedText(w *syntax.Word, skip int) nestedText {
 				}
 			case *syntax.DblQuoted:
 				parts(p.Parts, true)
+			case *syntax.ParamExp:
+				// A variable of the file with one static value: the outer
+				// shell puts that value in the script (S="git clone …";
+				// eval "$S"), each of its bytes at the expansion.
+				if v, ok := x.staticValue(p); ok {
+					t.addAt(v, x.off(p.Pos()))
+					t.exact = false
+				} else {
+					raw(p)
+				}
 			default:
 				raw(p)
 			}
@@ -336,7 +377,7 @@ func (x *shellExtractor) nestedScript(sh, at *syntax.Word, t nestedText) {
 	if *x.nestedParser == nil {
 		*x.nestedParser = newShellParser()
 	}
-	src := shellSource{text: t.text, parser: *x.nestedParser,
+	src := shellSource{text: t.text, parser: *x.nestedParser, values: x.src.values,
 		span: func(s, e int) Pos { return x.src.span(outerRange(s, e)) },
 		textOf: func(s, e int) string {
 			os, oe := outerRange(s, e)
