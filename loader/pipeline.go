@@ -193,9 +193,10 @@ type pipeLoad struct {
 	yx   *yamlIndex
 	doc  *PipelineDocument
 	seen map[seenKey]bool
-	// vals: the env values read so far, up to doc.Env[valsUpTo] (envValues).
-	vals     map[string]string
-	valsUpTo int
+	// vals: the env values read so far, up to doc.Env[valsUpTo]; later:
+	// those of the whole document, read before the walk (envValues).
+	vals, later map[string]string
+	valsUpTo    int
 	// seenEnv are the env entries read, by key node.
 	seenEnv map[*yaml.Node]bool
 	// maps are the scalars mapped, by node (an anchor used many times
@@ -262,6 +263,7 @@ func loadPipelineAs(rel string, src []byte, system string) *PipelineDocument {
 		}
 		// Each document has its own jobs.
 		p.windows, p.topMap, p.topIndex = nil, nil, nil
+		p.later = prescanEnv(&n)
 		p.walk(&n, pipeCtx{})
 		if bytes.Contains(src, []byte("buildgate:ignore")) {
 			p.yamlComments(&n)

@@ -319,13 +319,16 @@ func commandShell(s string) bool { return s == "pwsh" || s == "powershell" || s 
 // read so far give (the last of a name), for the scripts its steps hand
 // to a shell (eval "$STEPS").
 func (p *pipeLoad) envValues() map[string]string {
-	if len(p.doc.Env) == 0 {
+	if len(p.doc.Env) == 0 && len(p.later) == 0 {
 		return nil
 	}
 	// Kept and extended as entries come (a pipeline of thousands of
 	// scripts must not copy its env for each).
 	if p.vals == nil {
 		p.vals = map[string]string{}
+		for k, v := range p.later {
+			p.vals[k] = v
+		}
 	}
 	for ; p.valsUpTo < len(p.doc.Env); p.valsUpTo++ {
 		if a := p.doc.Env[p.valsUpTo]; a.Value != nil {

@@ -170,3 +170,49 @@ func inputValue(where, key string) bool {
 	}
 	return strings.HasPrefix(where, "include") && strings.HasSuffix(where, ".inputs")
 }
+
+// maxPrescanNodes bounds the nodes prescanEnv looks at.
+const maxPrescanNodes = 200_000
+
+// prescanEnv is the static value of each name the document's env:,
+// variables: and environment: mappings give, wherever they stand (a step's
+// env: may follow its run:), when every such entry of a name agrees;
+// aliases are not followed.
+func prescanEnv(root *yaml.Node) map[string]string {
+	out := map[string]string{}
+	conflict := map[string]bool{}
+	seen := 0
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n == nil || n.Kind == yaml.AliasNode || seen > maxPrescanNodes {
+			return
+		}
+		seen++
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if (k.Value == "env" || k.Value == "variables" || k.Value == "environment") && v.Kind == yaml.MappingNode {
+					for j := 0; j+1 < len(v.Content); j += 2 {
+						name, val := v.Content[j], v.Content[j+1]
+						if name.Kind != yaml.ScalarNode || val.Kind != yaml.ScalarNode || conflict[name.Value] {
+							continue
+						}
+						if old, ok := out[name.Value]; ok && old != val.Value {
+							conflict[name.Value] = true
+							delete(out, name.Value)
+							continue
+						}
+						out[name.Value] = val.Value
+					}
+				}
+				walk(v)
+			}
+			return
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(root)
+	return out
+}

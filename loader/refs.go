@@ -278,6 +278,7 @@ func commandRefs(s Script, dir string) []FileRef {
 	var out []FileRef
 	funcs := WrapperFunctions(s)
 	cds, over := cdDirs(s, dir)
+	copies := 0
 	if over != nil {
 		// A bound passed: the files run from the directories past it
 		// are not looked for there.
@@ -302,7 +303,16 @@ func commandRefs(s Script, dir string) []FileRef {
 			if dir != "." && dir != "" {
 				out = append(out, r.inDir(dir))
 			}
+			// From the directories the script changes into: a file it
+			// names by a literal path (a glob or a path of variables there
+			// would be one more pattern each).
 			for _, d := range cds {
+				if r.Glob || r.raw != "" {
+					break
+				}
+				if copies++; copies > maxResolvedDoc {
+					break
+				}
 				out = append(out, r.inDir(d))
 			}
 		}
@@ -330,6 +340,10 @@ func commandRefs(s Script, dir string) []FileRef {
 				out[k].Shebang = true
 			}
 		}
+	}
+	if copies > maxResolvedDoc && len(out) > 0 {
+		out = append(out, FileRef{Via: "runs", Kind: KindShell, Pos: out[0].Pos, Unread: true,
+			Note: fmt.Sprintf("this script's references, tried from every directory it changes into, are more than %d paths: the rest are not looked for (see docs/robustness.md)", maxResolvedDoc)})
 	}
 	return out
 }

@@ -22,8 +22,12 @@ const (
 	// maxValuesPerName bounds the values one variable is tried with, and
 	// maxResolved the paths one reference is resolved to (their product
 	// could be large in a file that assigns many values).
-	maxValuesPerName = 64
-	maxResolved      = 128
+	maxValuesPerName = 1024
+	maxResolved      = 1024
+	// maxResolvedDoc bounds the paths all of a file's references resolve
+	// to (each is looked for on disk); past it the rest keep their glob
+	// reading and the file says so (BG001).
+	maxResolvedDoc = 20_000
 )
 
 // unresolvedNote is said at a reference whose path is only expansions with
@@ -85,7 +89,11 @@ func (v values) script(s Script) {
 			raw := dropQuotes.Replace(a.ValueText)
 			xs, _ := expandValues(raw, v)
 			for _, x := range xs {
-				v.add(a.Name, &x)
+				// Only a value made whole: one with expansions left (a
+				// command substitution) is not a value of the file's.
+				if !strings.ContainsAny(x, "$`") {
+					v.add(a.Name, &x)
+				}
 			}
 		}
 	}
@@ -117,16 +125,29 @@ func resolveRefs(refs []FileRef, vals values) []FileRef {
 	// resolved once.
 	memo := map[string][]string{}
 	notes := map[string]string{}
+	total, over := 0, false
 	for _, r := range refs {
 		if r.raw == "" {
 			out = append(out, r)
 			continue
 		}
 		resolved, ok := memo[r.raw]
+		if !ok && total > maxResolvedDoc {
+			if !over {
+				over = true
+				out = append(out, FileRef{Via: r.Via, Kind: r.Kind, Pos: r.Pos, Unread: true,
+					Note: fmt.Sprintf("this file's references with variables resolve to more than %d paths, more than buildgate looks for: the rest are read only as globs (see docs/robustness.md)", maxResolvedDoc)})
+			}
+			if r.Path != "" {
+				out = append(out, r)
+			}
+			continue
+		}
 		if !ok {
 			var complete bool
 			resolved, complete = expandValues(r.raw, vals)
 			memo[r.raw] = resolved
+			total += len(resolved)
 			if !complete {
 				// A bound passed: the paths tried are not all the path
 				// may name. The glob reading (each variable as *) names
@@ -141,13 +162,18 @@ func resolveRefs(refs []FileRef, vals values) []FileRef {
 				}
 			}
 		}
+		usable := 0
 		for _, p := range resolved {
+			if strings.ContainsAny(p, "$`") {
+				continue // not made whole: the glob reading below stands
+			}
+			usable++
 			if lp, glob, ok := localRef(p); ok {
 				out = append(out, FileRef{Path: lp, Glob: glob, Via: r.Via, Kind: r.Kind, Pos: r.Pos, Note: r.Note})
 			}
 		}
 		switch {
-		case len(resolved) > 0:
+		case usable > 0:
 			// The file's own values name the file; a glob of every file
 			// the expansion may name would read unrelated ones.
 		case r.Path != "":
@@ -276,7 +302,7 @@ func (r FileRef) inDir(dir string) FileRef {
 
 // maxCdDirs bounds the directories a script's references are also read
 // from.
-const maxCdDirs = 32
+const maxCdDirs = 256
 
 // scriptDirRe is how a script names its own directory: $(dirname "$0"),
 // $(dirname "${BASH_SOURCE[0]}"), ${0%/*}, `dirname $0`, and the same in
@@ -291,17 +317,19 @@ var scriptDirRe = regexp.MustCompile(`\$\(\s*cd\s+"?\$\(\s*dirname\s+"?\$(?:\{BA
 func cdDirs(s Script, dir string) ([]string, *Pos) {
 	var out []string
 	var over *Pos
+	cds := 0
 	seen := map[string]bool{}
 	for _, c := range s.Commands {
 		if (c.Name != "cd" && c.Name != "pushd") || len(c.Words) < 2 {
 			continue
 		}
-		if len(out) >= maxCdDirs {
+		if cds >= maxCdDirs {
 			if over == nil {
 				over = &c.Pos
 			}
 			continue
 		}
+		cds++
 		w := c.Words[len(c.Words)-1]
 		v := wordValue(w)
 		if w.Value == nil {
@@ -314,7 +342,7 @@ func cdDirs(s Script, dir string) ([]string, *Pos) {
 			continue
 		}
 		for _, d := range []string{path.Clean(v), path.Join(dir, v)} {
-			if d != "." && !strings.HasPrefix(d, "../") && d != ".." && !seen[d] && len(out) < maxCdDirs {
+			if d != "." && !strings.HasPrefix(d, "../") && d != ".." && !seen[d] {
 				seen[d] = true
 				out = append(out, d)
 			}

@@ -193,6 +193,11 @@ type shellExtractor struct {
 	synErrs      []Error
 	// ops places commands in pipelines and and-or lists (shell_ops.go).
 	ops shellOps
+	// parses are the script's, and allValues the static value of each
+	// name every assignment of the script agrees on (nil: they do not),
+	// made when first asked (laterValue).
+	parses    []shellParse
+	allValues map[string]*string
 }
 
 // extractScript walks the parses: the script, its comments, the parts not
@@ -204,7 +209,7 @@ func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Erro
 	// than the script itself: a small script may nest up to 64 KB.
 	budget := min(max(len(src.text), 64<<10), maxNestedBytes)
 	var parser *syntax.Parser
-	x := &shellExtractor{src: src, str: string(src.text), script: newScript(), comments: []Word{}, nestedBudget: &budget, nestedParser: &parser}
+	x := &shellExtractor{src: src, str: string(src.text), script: newScript(), comments: []Word{}, nestedBudget: &budget, nestedParser: &parser, parses: parses}
 	for _, p := range parses {
 		for _, s := range p.stmts {
 			syntax.Walk(s, x.visit)

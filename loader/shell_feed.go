@@ -132,6 +132,39 @@ func (x *shellExtractor) pipedScript(n *syntax.BinaryCmd) {
 	}
 }
 
+// procSubstScript reads the script a shell (or source) at args[sh] runs
+// from a process substitution that prints it: bash <(echo '…').
+func (x *shellExtractor) procSubstScript(args []*syntax.Word) {
+	for i, a := range args {
+		v, ok := wordLiteral(a)
+		if !ok || !nestedShells[path.Base(v)] && v != "source" && v != "." || i+1 >= len(args) {
+			continue
+		}
+		arg := args[i+1]
+		if len(arg.Parts) != 1 {
+			return
+		}
+		ps, ok := arg.Parts[0].(*syntax.ProcSubst)
+		if !ok || ps.Op != syntax.CmdIn || len(ps.Stmts) != 1 {
+			return
+		}
+		if call, ok := ps.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(call.Args) > 1 {
+			name, _ := wordLiteral(call.Args[0])
+			words, sep := call.Args[1:], " "
+			if path.Base(name) == "printf" && len(words) > 1 {
+				words, sep = words[1:], "\n" // the arguments, a line each
+			}
+			switch path.Base(name) {
+			case "echo", "printf":
+				t := x.joinedText(words, sep)
+				t.exact = false
+				x.nestedScript(a, call.Args[len(call.Args)-1], t)
+			}
+		}
+		return
+	}
+}
+
 // stdinBodies reads the here-documents and here-strings given to the
 // command that prints into the shell's pipe (cat <<EOF | bash).
 func (x *shellExtractor) stdinBodies(sh *syntax.Word, st *syntax.Stmt) {

@@ -165,8 +165,49 @@ func (x *shellExtractor) staticValue(p *syntax.ParamExp) (string, bool) {
 		}
 		return *a.Value, true
 	}
+	if v, ok := x.laterValue(name); ok {
+		return v, true
+	}
 	v, ok := x.src.values[name]
 	return v, ok
+}
+
+// laterValue is the one static value the whole script gives a name, when
+// every assignment to it agrees: a function defined above the assignment
+// it reads (build() { eval "$S"; }; S="…"; build) runs after it.
+func (x *shellExtractor) laterValue(name string) (string, bool) {
+	if x.allValues == nil {
+		x.allValues = map[string]*string{}
+		for _, p := range x.parses {
+			for _, st := range p.stmts {
+				syntax.Walk(st, func(n syntax.Node) bool {
+					a, ok := n.(*syntax.Assign)
+					if !ok || a.Name == nil {
+						return true
+					}
+					val := ""
+					if a.Value != nil {
+						v, lit := wordLiteral(a.Value)
+						if !lit || a.Append {
+							x.allValues[a.Name.Value] = nil
+							return true
+						}
+						val = v
+					}
+					if old, seen := x.allValues[a.Name.Value]; seen && (old == nil || *old != val) {
+						x.allValues[a.Name.Value] = nil
+					} else if !seen {
+						x.allValues[a.Name.Value] = &val
+					}
+					return true
+				})
+			}
+		}
+	}
+	if v := x.allValues[name]; v != nil {
+		return *v, true
+	}
+	return "", false
 }
 
 // addEscaped copies a literal, dropping the backslash of each escape the
@@ -440,7 +481,7 @@ func (x *shellExtractor) stdinScript(st *syntax.Stmt) {
 func readsStdin(args []*syntax.Word) int {
 	for i, a := range args {
 		v, ok := wordLiteral(a)
-		if !ok || !nestedShells[path.Base(v)] {
+		if !ok || !nestedShells[path.Base(v)] && v != "source" && v != "." {
 			continue
 		}
 		if shellCArg(args, i+1) >= 0 {
@@ -448,9 +489,15 @@ func readsStdin(args []*syntax.Word) int {
 		}
 		for _, o := range args[i+1:] {
 			ov, ok := wordLiteral(o)
+			if ok && stdinPaths[ov] {
+				return i // bash /dev/stdin <<< '…', source /dev/stdin <<EOF
+			}
 			if !ok || !strings.HasPrefix(ov, "-") && !strings.HasPrefix(ov, "+") {
 				return -1 // a script file
 			}
+		}
+		if v == "source" || v == "." {
+			return -1 // source needs a file
 		}
 		return i
 	}

@@ -76,6 +76,7 @@ func (x *shellExtractor) call(n *syntax.CallExpr) {
 	x.script.Commands = append(x.script.Commands, c)
 	x.nested(n.Args)
 	x.evalScript(c, n.Args)
+	x.procSubstScript(n.Args)
 }
 
 func (x *shellExtractor) forLoop(n *syntax.ForClause) {
