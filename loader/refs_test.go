@@ -143,6 +143,10 @@ func TestFedScripts(t *testing.T) {
 		"S='git clone https://x/y.git'\neval \"$S\"",
 		"S='git clone https://x/y.git'; bash -c \"$S\"",
 		"S='git clone https://x/y.git'; echo \"$S\" | sh",
+		"build() { eval \"$S\"; }\nS='git clone https://x/y.git'\nbuild",
+		"bash <(echo 'git clone https://x/y.git')",
+		". <(printf '%s\\n' 'git clone https://x/y.git')",
+		". /dev/stdin <<< 'git clone https://x/y.git'",
 	} {
 		d := loadShell("run.sh", []byte(src+"\n"))
 		found := ""
@@ -340,6 +344,7 @@ func TestValuesHandedToAShell(t *testing.T) {
 		{KindDockerfile, "Dockerfile", "ARG S=\"git clone https://x/y.git\"\nFROM a\nRUN eval \"$S\"\n"},
 		{KindDockerfile, "Dockerfile", "FROM a\nENV S=\"git clone https://x/y.git\"\nRUN bash -c \"$S\"\n"},
 		{KindPipeline, ".github/workflows/a.yml", "on: push\njobs:\n  b:\n    runs-on: x\n    env:\n      S: git clone https://x/y.git\n    steps:\n      - run: eval \"$S\"\n"},
+		{KindPipeline, ".github/workflows/a.yml", "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: eval \"$S\"\n        env:\n          S: git clone https://x/y.git\n"},
 	} {
 		js, err := FormatJSON([]Document{Parse(c.kind, c.name, []byte(c.src))})
 		if err != nil {
