@@ -135,6 +135,9 @@ type dockerLoad struct {
 	vals     map[string]string
 	valStage int
 	valUpTo  int
+	// nested is the budget of scripts nested in RUNs (bash -c, eval …)
+	// the whole file shares.
+	nested int
 }
 
 func loadDockerfile(path string, src []byte) *DockerfileDocument {

@@ -47,7 +47,10 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 			sh.add(d.idx.src[s:e], s)
 		}
 	}
-	src := shellSource{text: sh.text, values: d.runValues(), span: func(s, e int) Pos { return sh.spanOf(d.idx, s, e) }}
+	if d.nested == 0 {
+		d.nested = min(max(len(d.idx.src), 64<<10), maxNestedBytes)
+	}
+	src := shellSource{text: sh.text, values: d.runValues(), budget: &d.nested, span: func(s, e int) Pos { return sh.spanOf(d.idx, s, e) }}
 	if n := bytes.Count(sh.text, []byte{'$'}) + bytes.Count(sh.text, []byte{'`'}); n > maxShellWords {
 		d.doc.Errors = append(d.doc.Errors, Error{Message: "this RUN's script: " + capError("expansions and substitutions ($ and `)", n, maxShellWords), Pos: in.Pos})
 		in.ShellErrors = []Error{}
@@ -86,7 +89,7 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 			if start < 0 {
 				continue
 			}
-			body := shellSource{text: onlyRange(sh.text, start, end), span: src.span, values: src.values}
+			body := shellSource{text: onlyRange(sh.text, start, end), span: src.span, values: src.values, budget: src.budget}
 			bp, be, bb := parseShell(body)
 			bs, bc, bw, bn := extractScript(body, bp)
 			if script && shellBody(h.Body) {

@@ -378,3 +378,23 @@ func TestInputValuesAreScripts(t *testing.T) {
 		}
 	}
 }
+
+// Values put in place cannot multiply a file: a Dockerfile's RUNs share
+// one nested-script budget, and a value is not built past it (issue 26's
+// seventh review: 19,000 `RUN eval "$S"` of a 63 KB value parsed 1.2 GB).
+func TestValuesShareTheNestedBudget(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("ARG S=\"" + strings.Repeat("echo a; ", 8000) + "\"\nFROM a\n")
+	for range 400 {
+		b.WriteString("RUN eval \"$S\"\n")
+	}
+	d := Parse(KindDockerfile, "Dockerfile", []byte(b.String())).(*DockerfileDocument)
+	over := false
+	for _, e := range d.Errors {
+		over = over || strings.Contains(e.Message, "more than buildgate reads")
+	}
+	if !over {
+		t.Error("400 RUNs of a 64 KB value: no nested budget passed")
+	}
+}

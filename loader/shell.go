@@ -159,6 +159,9 @@ type shellSource struct {
 	// values are the static values the file gives variables outside the
 	// script (a pipeline's env:), for the scripts it hands to a shell.
 	values map[string]string
+	// budget, when set, is the nested-script budget every script of the
+	// file shares (sized from the whole file).
+	budget *int
 	text   []byte
 	span   func(start, end int) Pos
 	// once: no recovery after the first error (a script nested in a
@@ -208,8 +211,18 @@ func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Erro
 	// A value put in place of an expansion (eval "$S") may be longer
 	// than the script itself: a small script may nest up to 64 KB.
 	budget := min(max(len(src.text), 64<<10), maxNestedBytes)
+	if src.budget != nil {
+		// Shared by every script of the file (a Dockerfile's RUNs): a
+		// value put in place in 19,000 RUNs must not parse a gigabyte.
+		return extractWith(src, parses, src.budget)
+	}
+	return extractWith(src, parses, &budget)
+}
+
+// extractWith is extractScript with the nested-script budget given.
+func extractWith(src shellSource, parses []shellParse, budget *int) (Script, []Word, []Error, []Error) {
 	var parser *syntax.Parser
-	x := &shellExtractor{src: src, str: string(src.text), script: newScript(), comments: []Word{}, nestedBudget: &budget, nestedParser: &parser, parses: parses}
+	x := &shellExtractor{src: src, str: string(src.text), script: newScript(), comments: []Word{}, nestedBudget: budget, nestedParser: &parser, parses: parses}
 	for _, p := range parses {
 		for _, s := range p.stmts {
 			syntax.Walk(s, x.visit)

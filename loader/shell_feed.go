@@ -55,7 +55,7 @@ func (x *shellExtractor) evalScript(c ShellCommand, args []*syntax.Word) {
 // joinedText is the words' texts, as the outer shell decodes them, joined
 // by sep (mapped to the end of the word before it).
 func (x *shellExtractor) joinedText(ws []*syntax.Word, sep string) nestedText {
-	t := nestedText{exact: true}
+	t := nestedText{exact: true, limit: max(*x.nestedBudget, 0) + 1}
 	for k, w := range ws {
 		if k > 0 {
 			t.add(sep, x.off(ws[k-1].End())-len(sep))

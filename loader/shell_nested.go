@@ -129,6 +129,10 @@ type nestedText struct {
 	text  []byte
 	offs  []int
 	exact bool
+	// limit caps the values put in place (addAt): the nested budget left
+	// plus one, so that an over-budget text is refused without being
+	// built in full (0: maxNestedBytes).
+	limit int
 }
 
 func (t *nestedText) add(s string, at int) {
@@ -141,6 +145,15 @@ func (t *nestedText) add(s string, at int) {
 // addAt adds s with every byte mapped to the one offset at (a value put
 // in place of an expansion).
 func (t *nestedText) addAt(s string, at int) {
+	// Values repeated ($S$S$S…) must not build more than any budget
+	// reads: past it the text is cut, and its parse refused as over.
+	limit := t.limit
+	if limit <= 0 {
+		limit = maxNestedBytes + 1
+	}
+	if room := limit - len(t.text); len(s) > room {
+		s = s[:max(room, 0)]
+	}
 	for i := 0; i < len(s); i++ {
 		t.text = append(t.text, s[i])
 		t.offs = append(t.offs, at)
@@ -234,7 +247,7 @@ func (t *nestedText) addEscaped(s string, at int, quoted bool) {
 // continuations, so offsets taken from it would drift), skipping the
 // first skip bytes of the word (su --command=…).
 func (x *shellExtractor) nestedText(w *syntax.Word, skip int) nestedText {
-	t := nestedText{exact: true}
+	t := nestedText{exact: true, limit: max(*x.nestedBudget, 0) + 1}
 	start := x.off(w.Pos()) + skip
 	src := func(n syntax.Node) (string, int, bool) {
 		s, e := x.off(n.Pos()), x.off(n.End())
