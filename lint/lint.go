@@ -383,7 +383,8 @@ func (o Options) process(ctx context.Context, rules []finding.Rule, files []*fil
 	// their own.
 	own := func(f finding.Finding) bool { return !isContext[f.Path] || repoLevel[f.Rule] }
 	var planned process.Planned
-	content := o.contentSums()
+	content, closeContent := o.contentSums()
+	defer closeContent()
 	out.Findings = process.Run(findings,
 		process.Settings(settings),
 		process.Dedupe(),
@@ -477,22 +478,31 @@ func ParseBaseline(path string, b []byte) (*Baseline, error) { return process.Pa
 
 // contentSums gives a file's content checksum (SHA-256 of its bytes as
 // read through the root now, or why it cannot be read), once per path:
-// the salt of a BG001's fingerprint (process.Fingerprint).
-func (o Options) contentSums() func(string) string {
+// the salt of a BG001's fingerprint (process.Fingerprint). The root is
+// opened on the first call; close releases it.
+func (o Options) contentSums() (sum func(string) string, closeRoot func()) {
 	sums := map[string]string{}
-	return func(p string) string {
+	var l *loader.Loader
+	sum = func(p string) string {
 		if s, ok := sums[p]; ok {
 			return s
 		}
 		s := "unreadable"
-		if l, err := loader.NewLoader(o.Root); err == nil {
+		if l == nil {
+			l, _ = loader.NewLoader(o.Root)
+		}
+		if l != nil {
 			if src, err := l.Read(p); err == nil {
-				sum := sha256.Sum256(src)
-				s = hex.EncodeToString(sum[:])
+				h := sha256.Sum256(src)
+				s = hex.EncodeToString(h[:])
 			}
-			_ = l.Close()
 		}
 		sums[p] = s
 		return s
+	}
+	return sum, func() {
+		if l != nil {
+			_ = l.Close()
+		}
 	}
 }

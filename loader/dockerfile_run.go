@@ -144,20 +144,26 @@ func shellBody(body string) bool {
 		return true
 	}
 	line, _, _ := strings.Cut(body[2:], "\n")
+	return nestedShells[shebangProgram(line)]
+}
+
+// shebangProgram is the program a #! line (without "#!") runs: its first
+// word's name, or, through env, the first word env does not take as an
+// option or an assignment.
+func shebangProgram(line string) string {
 	f := strings.Fields(line)
 	if len(f) == 0 {
-		return false
+		return ""
 	}
 	prog := path.Base(f[0])
 	if prog == "env" {
 		for _, a := range f[1:] {
 			if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
-				prog = path.Base(a)
-				break
+				return path.Base(a)
 			}
 		}
 	}
-	return nestedShells[prog]
+	return prog
 }
 
 // runValues are the values the ARGs' defaults and the ENVs before a RUN

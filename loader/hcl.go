@@ -126,20 +126,7 @@ func loadHCL(path string, src []byte) *HCLDocument {
 		return doc
 	}
 	f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
-	for _, dg := range diags {
-		if dg.Severity != hcl.DiagError {
-			continue
-		}
-		pos := h.idx.span(0, 0)
-		if dg.Subject != nil {
-			pos = h.rng(*dg.Subject)
-		}
-		msg := dg.Summary
-		if dg.Detail != "" {
-			msg += ": " + dg.Detail
-		}
-		doc.Errors = append(doc.Errors, Error{Message: msg, Syntax: true, Pos: pos})
-	}
+	h.diagErrors(doc, diags)
 	if f == nil {
 		return doc
 	}

@@ -27,12 +27,12 @@ var bakeJSONSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 // loadBakeJSON reads a JSON bake file into doc.
 func (h *hclLoad) loadBakeJSON(doc *HCLDocument) {
 	f, diags := hcljson.Parse(h.src, doc.Path)
-	h.jsonErrors(doc, diags)
+	h.diagErrors(doc, diags)
 	if f == nil {
 		return
 	}
 	content, _, diags := f.Body.PartialContent(bakeJSONSchema)
-	h.jsonErrors(doc, diags)
+	h.diagErrors(doc, diags)
 	if content == nil {
 		return
 	}
@@ -46,7 +46,7 @@ func (h *hclLoad) loadBakeJSON(doc *HCLDocument) {
 			blk.Labels = append(blk.Labels, w)
 		}
 		attrs, diags := b.Body.JustAttributes()
-		h.jsonErrors(doc, diags)
+		h.diagErrors(doc, diags)
 		names := make([]string, 0, len(attrs))
 		for n := range attrs {
 			names = append(names, n)
@@ -108,7 +108,9 @@ func (h *hclLoad) jsonElement(key *Word, r hcl.Range, e hcl.Expression) Element 
 	return el
 }
 
-func (h *hclLoad) jsonErrors(doc *HCLDocument, diags hcl.Diagnostics) {
+// diagErrors adds HCL's error diagnostics (of either syntax) to a
+// document as its syntax errors, at their subjects.
+func (h *hclLoad) diagErrors(doc *HCLDocument, diags hcl.Diagnostics) {
 	for _, dg := range diags {
 		if dg.Severity != hcl.DiagError {
 			continue

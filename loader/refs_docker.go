@@ -27,7 +27,7 @@ func dockerfileRefs(d *DockerfileDocument) []FileRef {
 					workdir = imagePath(workdir, wordValue(in.Args[0]))
 				}
 			case "copy", "add":
-				if in.CopyFrom == nil && !hasFlag(in.Flags, "from") {
+				if !hasFlag(in.Flags, "from") {
 					copies(copied, workdir, in.Args)
 				}
 			case "run":
@@ -163,9 +163,6 @@ func copiesAndRuns(src []byte) bool {
 	return false
 }
 
-// shellWords run the script named after them.
-var shellWords = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "source": true, ".": true}
-
 // runsName reports whether a text runs a file of that name: by its path
 // as a command's first word (a command with a slash is not looked up in
 // PATH: `cmake` is not a copied cmake/ directory), or as the script a
@@ -196,7 +193,7 @@ func runsName(src []byte, name string) bool {
 		}
 		prev, sep := prevWord(src, start)
 		pathRun := bytes.Contains(tok, []byte("/")) && (sep || prev == "RUN" || prev == "run" || prev == "exec" || prev == "sudo")
-		if pathRun || shellWords[prev] {
+		if pathRun || interpreters[prev] {
 			return true
 		}
 	}

@@ -3,7 +3,6 @@ package loader
 import (
 	"bytes"
 	"fmt"
-	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -498,24 +497,12 @@ func foreignInterpreter(shebang *Word) string {
 	if shebang == nil || shebang.Value == nil {
 		return ""
 	}
-	f := strings.Fields(*shebang.Value)
-	if len(f) == 0 {
-		return ""
-	}
-	prog := path.Base(f[0])
-	if prog == "env" {
-		for _, a := range f[1:] {
-			if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
-				prog = path.Base(a)
-				break
-			}
-		}
-	}
+	prog := shebangProgram(*shebang.Value)
 	// bash and the POSIX shells mvdan/sh reads; zsh (and csh, fish …)
 	// have their own syntax: a file of theirs is read as shell for what
 	// reads the same.
 	switch prog {
-	case "sh", "bash", "dash", "ash", "ksh", "mksh", "posh", "yash", "hush", "busybox", "env":
+	case "", "sh", "bash", "dash", "ash", "ksh", "mksh", "posh", "yash", "hush", "busybox", "env":
 		return ""
 	}
 	return prog
