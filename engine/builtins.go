@@ -2,9 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/buildgate/buildgate/loader"
 	"github.com/buildgate/buildgate/pep440"
+	"github.com/buildgate/buildgate/repoid"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"github.com/open-policy-agent/opa/v1/types"
@@ -34,6 +36,8 @@ func init() {
 		types.Args(types.Named("path", types.S), types.Named("words", types.NewArray(nil, types.S))), types.Named("ok", types.B), wordsBuiltin(true))
 	register("buildgate.code_words", "reports whether the code (comments left out; not the path) of the document at path has any of the words, as buildgate.source_words matches them; true when the source is not at hand",
 		types.Args(types.Named("path", types.S), types.Named("words", types.NewArray(nil, types.S))), types.Named("ok", types.B), wordsBuiltin(false))
+	register("buildgate.repository", "the identity of the repository a URL fetches (host/owner/name in lower case, whatever the spelling: port, user, scp form, .git, case, percent-escapes, archive and API URLs); a bare host/path as a configuration writes it is read as https; undefined when it names no repository",
+		types.Args(types.Named("url", types.S)), types.Named("repository", types.S), builtinRepository)
 	register("pep503.normalize", "the PEP 503 normalised form of a project name",
 		types.Args(types.Named("name", types.S)), types.Named("normalized", types.S), builtinNormalize)
 }
@@ -182,6 +186,21 @@ func builtinNormalize(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.
 		return err
 	}
 	return iter(ast.StringTerm(loader.NormalizeName(s)))
+}
+
+func builtinRepository(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	s, err := stringArg(ops[0], 1)
+	if err != nil {
+		return err
+	}
+	id, ok := repoid.Of(s)
+	if !ok && !strings.Contains(s, "://") {
+		id, ok = repoid.Of("https://" + s)
+	}
+	if !ok {
+		return nil
+	}
+	return iter(ast.StringTerm(id))
 }
 
 func version(t *ast.Term, pos int) (pep440.Version, error) {

@@ -40,7 +40,7 @@ func looseText(src []byte) []byte {
 // whether it differs from src (when it does not, what was appended is src
 // or nothing).
 func appendLooseText(dst, src []byte) ([]byte, bool) {
-	if !bytes.ContainsAny(src, "\\\"'`${}") {
+	if !bytes.ContainsAny(src, "\\\"'`${}%") {
 		return dst, false
 	}
 	start := len(dst)
@@ -57,6 +57,13 @@ func appendLooseText(dst, src []byte) ([]byte, bool) {
 		case '$':
 			if i+1 < len(src) && src[i+1] == '{' {
 				i++
+				continue
+			}
+		case '%':
+			// A URL's percent-escape (…/kvcache-ai/%4Dooncake.git).
+			if r, n := hexRune(src[i+1:], 2); n == 2 {
+				out = utf8.AppendRune(out, r)
+				i += 2
 				continue
 			}
 		case '\\':

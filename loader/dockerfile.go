@@ -138,6 +138,12 @@ type dockerLoad struct {
 	// nested is the budget of scripts nested in RUNs (bash -c, eval …)
 	// the whole file shares.
 	nested int
+	// wd is the working directory of stage wdStage up to its instruction
+	// wdUpTo, finalWD each earlier stage's last (dockerfile_workdir.go).
+	wd      wdState
+	wdStage int
+	wdUpTo  int
+	finalWD map[int]wdState
 }
 
 func loadDockerfile(path string, src []byte) *DockerfileDocument {
@@ -450,11 +456,33 @@ func (d *dockerLoad) instruction(n *parser.Node) (Instruction, any) {
 		if !d.outline {
 			d.run(&in, c, m, rest, lastCmdLine, n)
 		}
+	case *instructions.CmdCommand:
+		if !d.outline && c.PrependShell && !in.ExecForm {
+			d.runScript(&in, m, rest, lastCmdLine, n)
+		} else if !d.outline {
+			d.execScript(&in)
+		}
+	case *instructions.EntrypointCommand:
+		if !d.outline && c.PrependShell && !in.ExecForm {
+			d.runScript(&in, m, rest, lastCmdLine, n)
+		} else if !d.outline {
+			d.execScript(&in)
+		}
+	case *instructions.OnbuildCommand:
+		if !d.outline {
+			d.onbuild(&in, m, rest, lastCmdLine, n)
+		}
 	case *instructions.CopyCommand:
+		if !d.outline {
+			d.copyScripts(&in, n.EndLine)
+		}
 		if c.From != "" {
 			in.CopyFrom = d.flagWord(in.Flags, "from", c.From)
 		}
 	case *instructions.AddCommand:
+		if !d.outline {
+			d.copyScripts(&in, n.EndLine)
+		}
 	}
 	return in, parsed
 }

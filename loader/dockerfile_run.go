@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/moby/buildkit/frontend/dockerfile/instructions"
@@ -33,8 +34,17 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 		d.doc.Errors = append(d.doc.Errors, Error{Message: "RUN flags: " + err.Error(), Syntax: true, Pos: in.Pos})
 	}
 	if in.ExecForm || !c.PrependShell {
+		d.execScript(in)
 		return
 	}
+	d.runScript(in, m, rest, lastCmdLine, n)
+}
+
+// runScript reads the shell script of a shell-form instruction whose
+// command line starts at rest of m: a RUN's, a CMD's or ENTRYPOINT's (what
+// the container runs when it starts), an ONBUILD RUN's (what a build FROM
+// this image runs).
+func (d *dockerLoad) runScript(in *Instruction, m *mappedText, rest, lastCmdLine int, n *parser.Node) {
 	// The shell sees the joined command line followed by the heredoc bodies
 	// exactly as they stand in the file.
 	sh := m.suffix(rest)
@@ -51,6 +61,14 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 		d.nested = min(max(len(d.idx.src), 64<<10), maxNestedBytes)
 	}
 	src := shellSource{text: sh.text, values: d.runValues(), budget: &d.nested, span: func(s, e int) Pos { return sh.spanOf(d.idx, s, e) }}
+	if end := d.idx.lineStart(n.EndLine + 1); end >= 0 && end <= len(d.idx.src) {
+		src.rest = d.idx.src[end:]
+	}
+	if wd := d.workdir(); wd.known {
+		src.dir = wd.dir
+	} else {
+		src.dirUnknown = true
+	}
 	if n := bytes.Count(sh.text, []byte{'$'}) + bytes.Count(sh.text, []byte{'`'}); n > maxShellWords {
 		d.doc.Errors = append(d.doc.Errors, Error{Message: "this RUN's script: " + capError("expansions and substitutions ($ and `)", n, maxShellWords), Pos: in.Pos})
 		in.ShellErrors = []Error{}
@@ -89,7 +107,7 @@ func (d *dockerLoad) run(in *Instruction, c *instructions.RunCommand, m *mappedT
 			if start < 0 {
 				continue
 			}
-			body := shellSource{text: onlyRange(sh.text, start, end), span: src.span, values: src.values, budget: src.budget}
+			body := shellSource{text: onlyRange(sh.text, start, end), span: src.span, values: src.values, budget: src.budget, dir: src.dir, dirUnknown: src.dirUnknown, rest: src.rest}
 			bp, be, bb := parseShell(body)
 			bs, bc, bw, bn := extractScript(body, bp)
 			if script && shellBody(h.Body) {
@@ -177,7 +195,7 @@ func (d *dockerLoad) runValues() map[string]string {
 		d.vals, d.valStage, d.valUpTo = map[string]string{}, stage, 0
 		for _, a := range d.doc.GlobalArgs {
 			if a.Default != nil {
-				d.vals[a.Name] = *a.Default
+				d.vals[a.Name] = expandWith(*a.Default, d.vals)
 			}
 		}
 	}
@@ -189,14 +207,40 @@ func (d *dockerLoad) runValues() map[string]string {
 		in := ins[d.valUpTo]
 		for _, a := range in.ArgDefs {
 			if a.Default != nil {
-				d.vals[a.Name] = *a.Default
+				d.vals[a.Name] = expandWith(*a.Default, d.vals)
 			}
 		}
 		if in.Cmd == "env" {
 			for _, e := range in.Env {
-				d.vals[e.Key] = e.Value
+				d.vals[e.Key] = expandWith(e.Value, d.vals)
 			}
 		}
 	}
 	return d.vals
 }
+
+// expandWith is an ARG default or ENV value with the values before it put
+// in place, as buildkit expands them ($X, ${X}, ${X:-d}); a variable
+// without a value stays as written.
+func expandWith(s string, vals map[string]string) string {
+	if !strings.Contains(s, "$") || len(s) > 4096 {
+		return s
+	}
+	out := dockerVarRe.ReplaceAllStringFunc(s, func(m string) string {
+		sub := dockerVarRe.FindStringSubmatch(m)
+		name := sub[1] + sub[2]
+		if v, ok := vals[name]; ok && (v != "" || sub[3] == "") {
+			return v
+		}
+		if sub[3] != "" {
+			return sub[4]
+		}
+		return m
+	})
+	if len(out) > 4096 {
+		return s
+	}
+	return out
+}
+
+var dockerVarRe = regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(:?-([^}$]*))?\})`)

@@ -73,7 +73,11 @@ func (h Header) DocPath() string { return h.Path }
 type Word struct {
 	Text  string  `json:"text"`
 	Value *string `json:"value"`
-	Pos   Pos     `json:"pos"`
+	// Resolved, on a command's word that is not static, is its value
+	// with the one static value the file gives each of its variables put
+	// in place (shell_dir.go's resolve); absent when one has none.
+	Resolved *string `json:"resolved,omitempty"`
+	Pos      Pos     `json:"pos"`
 }
 
 func strp(s string) *string { return &s }

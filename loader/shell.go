@@ -68,6 +68,13 @@ type Expansion struct {
 // ShellCommand is a simple command; Name is its first word's literal value
 // (or its text when not static).
 type ShellCommand struct {
+	// Dir is the directory it runs in (shell_dir.go), null when the
+	// script does not say statically; Dirs the other directories it works
+	// on (make -C, cmake -S/-B/--build, pip install PATH …) and Fetch the
+	// source it fetches (model.go).
+	Dir   *string `json:"dir"`
+	Dirs  []string `json:"dirs,omitempty"`
+	Fetch *Fetch   `json:"fetch,omitempty"`
 	// Name and Words are the command its wrappers run (sudo -E git clone
 	// … is git clone …); Wrappers are the words of those wrappers, absent
 	// when it has none (shell_effective.go).
@@ -169,6 +176,14 @@ type shellSource struct {
 	// parser, when set, is reused (scripts nested in words are many and
 	// small; a new parser costs more than parsing one of them).
 	parser *syntax.Parser
+	// dir is the directory the script starts in ("" for "where it is
+	// run": "."), a Dockerfile RUN's WORKDIR.
+	dir        string
+	dirUnknown bool
+	// rest is the file's text after the script (a Dockerfile's after
+	// the RUN), where a script written to a file may be run
+	// (shell_written.go).
+	rest []byte
 	// textOf, when set, is the file's text for a range of text: a script
 	// nested in a word is decoded text, but an element's text is always
 	// what the file has at its position.
@@ -200,6 +215,12 @@ type shellExtractor struct {
 	// made when first asked (laterValue).
 	parses    []shellParse
 	allValues map[string]*string
+	// The working directory of each copy of the shell (shell_dir.go):
+	// the script's own (root) and those of its subshells; inEval is set
+	// while eval's script is read (it runs in this shell).
+	root   *dirState
+	dirs   map[syntax.Node]*dirState
+	inEval bool
 }
 
 // extractScript walks the parses: the script, its comments, the parts not
@@ -222,6 +243,11 @@ func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Erro
 func extractWith(src shellSource, parses []shellParse, budget *int) (Script, []Word, []Error, []Error) {
 	var parser *syntax.Parser
 	x := &shellExtractor{src: src, str: string(src.text), script: newScript(), comments: []Word{}, nestedBudget: budget, nestedParser: &parser, parses: parses}
+	x.root = &dirState{dir: ".", known: true}
+	if src.dir != "" {
+		x.root.dir = src.dir
+	}
+	x.root.known = !src.dirUnknown
 	for _, p := range parses {
 		for _, s := range p.stmts {
 			syntax.Walk(s, x.visit)
@@ -231,6 +257,7 @@ func extractWith(src shellSource, parses []shellParse, budget *int) (Script, []W
 		}
 	}
 	x.errs = append(x.errs, lookThrough(&x.script)...)
+	modelCommands(&x.script)
 	return x.script, x.comments, x.errs, x.synErrs
 }
 

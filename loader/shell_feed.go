@@ -49,7 +49,9 @@ func (x *shellExtractor) evalScript(c ShellCommand, args []*syntax.Word) {
 	if e < 0 || e+1 >= len(args) || wordValue(c.Words[e]) != "eval" {
 		return
 	}
+	x.inEval = true
 	x.nestedScript(args[e], args[len(args)-1], x.joinedText(args[e+1:], " "))
+	x.inEval = false
 }
 
 // joinedText is the words' texts, as the outer shell decodes them, joined

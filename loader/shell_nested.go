@@ -173,16 +173,58 @@ func (x *shellExtractor) staticValue(p *syntax.ParamExp) (string, bool) {
 		if a.Name != name {
 			continue
 		}
-		if a.Value == nil || a.Append {
+		if a.Value == nil {
 			return "", false
 		}
-		return *a.Value, true
+		if !a.Append {
+			return *a.Value, true
+		}
+		// S+=x appends to what S holds before it (S=a; S+=b is ab).
+		return x.appended(name, i)
 	}
 	if v, ok := x.laterValue(name); ok {
 		return v, true
 	}
 	v, ok := x.src.values[name]
 	return v, ok
+}
+
+// appended is the value of name after its assignment at index last, an
+// append: the static assignments before it, in order, from the last plain
+// one (or the file's value outside the script).
+func (x *shellExtractor) appended(name string, last int) (string, bool) {
+	start := -1
+	for i := last; i >= 0; i-- {
+		a := x.script.Assignments[i]
+		if a.Name != name {
+			continue
+		}
+		if a.Value == nil || a.Array != nil {
+			return "", false
+		}
+		if !a.Append {
+			start = i
+			break
+		}
+	}
+	var b strings.Builder
+	if start < 0 {
+		v, ok := x.src.values[name]
+		if !ok {
+			return "", false
+		}
+		b.WriteString(v)
+		start = 0
+	}
+	for i := start; i <= last; i++ {
+		if a := x.script.Assignments[i]; a.Name == name {
+			b.WriteString(*a.Value)
+			if b.Len() > 4096 {
+				return "", false
+			}
+		}
+	}
+	return b.String(), true
 }
 
 // laterValue is the one static value the whole script gives a name, when
@@ -444,10 +486,21 @@ func (x *shellExtractor) nestedScript(sh, at *syntax.Word, t nestedText) {
 		funcs: append([]string(nil), x.funcs...), words: x.words,
 		depth: x.depth + 1, nestedBudget: x.nestedBudget, nestedParser: x.nestedParser,
 	}
+	// The inner script starts where its command runs; eval's changes
+	// the outer shell's directory, a child shell's does not.
+	outer := x.shellDir()
+	start := *outer
+	start.stack = append([]string(nil), outer.stack...)
+	y.root = &start
+	eval := x.inEval
+	x.inEval = false
 	for _, p := range parses {
 		for _, s := range p.stmts {
 			syntax.Walk(s, y.visit)
 		}
+	}
+	if eval {
+		*outer = *y.root
 	}
 	x.words = y.words
 	x.tooMany = x.tooMany || y.tooMany

@@ -11,6 +11,7 @@ func (x *shellExtractor) node(n syntax.Node) {
 	switch n := n.(type) {
 	case *syntax.Stmt:
 		x.stdinScript(n)
+		x.writtenScript(n)
 	case *syntax.BinaryCmd:
 		x.ops.binary(n, x.stack)
 		x.pipedScript(n)
@@ -66,9 +67,16 @@ func (x *shellExtractor) call(n *syntax.CallExpr) {
 	}
 	c := ShellCommand{Words: make([]Word, 0, len(n.Args)), Function: x.function(), Pos: x.nodeSpan(n)}
 	for _, a := range n.Args {
-		c.Words = append(c.Words, x.word(a))
+		w := x.word(a)
+		if w.Value == nil {
+			if r, ok := x.resolve(a); ok {
+				w.Resolved = &r
+			}
+		}
+		c.Words = append(c.Words, w)
 	}
 	x.placeCommand(&c)
+	x.placeDir(&c, n.Args)
 	c.Name = c.Words[0].Text
 	if c.Words[0].Value != nil {
 		c.Name = *c.Words[0].Value

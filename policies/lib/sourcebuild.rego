@@ -33,6 +33,7 @@ file_facts(m, d) := {
 	"relevant0": is_relevant0(m, d),
 	"stages": [s | is_relevant0(m, d); d.kind == "dockerfile"; some s in stages_of(m, d)],
 	"targets": [t | is_relevant0(m, d); d.kind == "hcl"; some t, _ in d.targets; lib.source_build_name(m, t)],
+	"arg_repos": [n | is_relevant0(m, d); some n in arg_repo_names(m, d)],
 	"target_stages": [[t, lower(a.value)] |
 		d.kind == "hcl"
 		lib.in_scope(m, d.path)
@@ -63,8 +64,10 @@ fold(m, files) := {
 	},
 	"all_stages": stages,
 	"targets": targets,
-	"known_names": (stages | {lower(t) | some t in targets}),
+	"known_names": ((stages | {lower(t) | some t in targets}) | arg_repos),
+	"arg_repos": arg_repos,
 } if {
+	arg_repos := {n | some f in files; some n in object.get(f.facts.sourcebuild[m.package], "arg_repos", [])}
 	stages := {s | some f in files; some s in f.facts.sourcebuild[m.package].stages}
 	targets := {t | some f in files; some t in f.facts.sourcebuild[m.package].targets} | {ts[0] |
 		some f in files
@@ -142,17 +145,26 @@ doc_scripts_of(m, d) := [s |
 	needles := [lower(n) | some n in doc_needles(m, d.path)]
 	dests := clone_dests(m, d.path)
 	some s in lib.scripts_of(d)
-	script_matters(d, s, needles, dests)
+	script_matters(m, s, needles, dests)
 ]
 
 script_matters(_, s, needles, _) if script_relevant(s, needles)
 
-# A RUN that starts in a clone (its stage's WORKDIR) matters whatever it
-# mentions.
-script_matters(d, s, _, dests) if {
+# A RUN that fetches the repository under a spelling that has none of
+# the needles (percent-escapes) matters.
+script_matters(m, s, _, _) if {
+	s.doc.kind == "dockerfile"
+	some c in s.script.commands
+	fetched(m, c)
+}
+
+# A RUN that works in a clone (its stage's WORKDIR, a cd, make -C …)
+# matters whatever it mentions.
+script_matters(_, s, _, dests) if {
 	s.doc.kind == "dockerfile"
 	count(dests) > 0
-	workdir_enters(dests, workdir_at(d.path, s.run.pos))
+	some c in s.script.commands
+	in_clone(dests, c)
 }
 
 script_relevant(s, _) if s.doc.kind != "dockerfile"
@@ -220,7 +232,68 @@ repo_vars_by_doc := {m.package: by_doc |
 	by_doc := {d.path: vars | some d in docs(m); vars := named | value_vars(m, d)}
 }
 
-value_vars(m, d) := (({a.name |
+# arg_repo_names are the build arguments a file gives a value that names
+# the repository (the build model's values across files): a bake target's
+# args (directly, through format(), or through a variable whose default
+# names it), a pipeline build's build-args and --set *.args.NAME=, and a
+# command's NAME=value words (docker build --build-arg, bake --set).
+arg_repo_names(m, d) := ({el.key.value |
+	d.kind == "hcl"
+	some x in lib.hcl_attributes(d)
+	x.attr.name == "args"
+	some el in x.attr.elements
+	is_string(el.key.value)
+	hcl_names_repo(m, d, el)
+} | {n |
+	some s in lib.scripts_of(d)
+	some c in s.script.commands
+	some w in c.words
+	v := word_value(w)
+	contains(v, "=")
+	repo_text(m, v)
+	some n in var_of(v)
+}) | {n |
+	d.kind == "pipeline"
+	some b in d.builds
+	some w in array.concat(b.build_args, b.sets)
+	is_string(w.value)
+	repo_text(m, w.value)
+	some n in var_of(w.value)
+}
+
+hcl_names_repo(m, _, el) if lib.mentions_repository(m, el.value_text)
+
+hcl_names_repo(m, d, el) if {
+	some r in el.refs
+	some a in d.variables[r.name].attributes
+	a.name == "default"
+	is_string(a.value)
+	repo_text(m, a.value)
+}
+
+# repo_text reports whether a text names the repository, in any spelling
+# a URL after "=" may have.
+repo_text(m, v) if lib.mentions_repository(m, v)
+
+repo_text(m, v) if {
+	i := indexof(v, "=")
+	buildgate.repository(substring(v, i + 1, -1)) in repo_ids(m)
+}
+
+# arg_vars are a Dockerfile's build arguments that another file of the
+# repository gives a value naming the repository.
+arg_vars(m, d) := {a.name |
+	d.kind == "dockerfile"
+	given := {n | some n in lib.table(["sourcebuild", m.package, "arg_repos"], [])}
+	count(given) > 0
+	some ins in lib.instructions(d)
+	some a in ins.arg_defs
+	a.name in given
+}
+
+value_vars(m, d) := arg_vars(m, d) | own_value_vars(m, d)
+
+own_value_vars(m, d) := (({a.name |
 	d.kind == "dockerfile"
 	some ins in lib.instructions(d)
 	some a in ins.arg_defs
@@ -241,31 +314,101 @@ value_vars(m, d) := (({a.name |
 	lib.mentions_repository(m, concat("\n", [e.value_text, object.get(e, "value", "")]))
 }
 
+# repo_ids are the identities of the migration's repositories (what
+# buildgate.repository makes of any spelling), repo_names their own names
+# (a fork or mirror keeps the name).
+repo_ids(m) := {id | some r in m.repositories; id := buildgate.repository(r)}
+
+repo_names(m) := {n | some id in repo_ids(m); n := base_name(id)}
+
+# word_value is a word's static value, else its resolved one (the file's
+# static values of its variables put in place).
+word_value(w) := w.value if is_string(w.value)
+
+word_value(w) := w.resolved if {
+	not is_string(w.value)
+	is_string(object.get(w, "resolved", null))
+}
+
 # repo_word reports whether a word names the repository, directly or
-# through one of its variables.
-repo_word(m, _, w) if lib.mentions_repository(m, w.text)
+# through one of its variables. A word that is the URL of another
+# repository does not (Mooncake-docs is not Mooncake).
+repo_word(m, _, w) if buildgate.repository(word_value(w)) in repo_ids(m)
+
+repo_word(m, _, w) if {
+	not other_repository(m, w)
+	lib.mentions_repository(m, w.text)
+}
 
 # A word's value says what the text may spell with escapes (a pipeline's
 # "…/\x4dooncake").
 repo_word(m, _, w) if {
+	not other_repository(m, w)
 	is_string(w.value)
 	lib.mentions_repository(m, w.value)
 }
 
 repo_word(m, path, w) if {
+	not other_repository(m, w)
 	some v in repo_vars(m, path)
 	lib.expands(w.text, v)
 }
 
-# may_fetch is a cheap first test for fetch: the command's name.
+other_repository(m, w) if {
+	id := buildgate.repository(word_value(w))
+	not id in repo_ids(m)
+	not base_name(id) in repo_names(m)
+}
+
+# may_fetch is a cheap first test for fetch: the model found a fetch, or
+# the command's name is one that fetches.
+may_fetch(c) if is_object(object.get(c, "fetch", null))
+
 may_fetch(c) if c.name in {"git", "wget", "curl", "gh", "svn", "hg", "pip", "pip3", "uv", "go"}
 
 may_fetch(c) if startswith(c.name, "python")
 
-# fetch reports whether a command fetches the package's source: a git
-# clone (or fetch, pull, archive, submodule add), a download, a pip or go
-# install from the repository.
-fetch(m, path, c) := "clones" if {
+# source_fetch reports whether the model's fetch of command c is the
+# package's repository.
+source_fetch(m, c) if c.fetch.repository in repo_ids(m)
+
+# fork_fetch reports whether command c fetches a repository of the same
+# name elsewhere (a fork or a mirror): its clone counts when something is
+# built in it.
+fork_fetch(m, c) if {
+	not source_fetch(m, c)
+	base_name(c.fetch.repository) in repo_names(m)
+}
+
+fetch_verbs := {
+	"clone": "clones",
+	"update": "clones",
+	"download": "downloads",
+	"install": "installs from the repository",
+	"context": "builds from the repository",
+}
+
+# fetch reports whether a command fetches the package's source: what the
+# build model says it fetches (any spelling of the repository), else a
+# git clone (or fetch, pull, archive, submodule add), a download, a pip
+# or go install whose words name the repository through a variable.
+fetch(m, path, c) := fetch_verbs[c.fetch.kind] if {
+	source_fetch(m, c)
+} else := fetch_verbs[c.fetch.kind] if {
+	fork_fetch(m, c)
+	fork_built(m, path, c)
+} else := word_fetch(m, path, c)
+
+# fork_built reports whether something is built in the clone of a fork.
+fork_built(m, path, c) if {
+	is_string(c.fetch.into)
+	some s in doc_scripts(m, path)
+	some x in s.script.commands
+	build_step(x)
+	in_clone({c.fetch.into}, x)
+}
+
+word_fetch(m, path, c) := "clones" if {
 	c.name == "git"
 	some i, w in c.words
 	i > 0
@@ -274,13 +417,13 @@ fetch(m, path, c) := "clones" if {
 	repo_word(m, path, u)
 }
 
-fetch(m, path, c) := "downloads" if {
+word_fetch(m, path, c) := "downloads" if {
 	c.name in {"wget", "curl", "gh", "svn", "hg"}
 	some u in array.slice(c.words, 1, count(c.words))
 	repo_word(m, path, u)
 }
 
-fetch(m, path, c) := "installs from the repository" if {
+word_fetch(m, path, c) := "installs from the repository" if {
 	installer(c)
 	some u in array.slice(c.words, 1, count(c.words))
 	repo_word(m, path, u)
@@ -336,19 +479,66 @@ clone_positionals(c) := [w |
 
 option_value(c, i) if c.words[i - 1].value in clone_options
 
-# clone_dests are the directories a document clones the repository into:
-# the given directory, else the repository's base name.
+# clone_dests are the directories a document fetches the package's source
+# into (the build model's fetch "into"), and those of the clones of a
+# fork or mirror; for a clone whose URL only a variable of the file holds,
+# its directory (or the repository's name) under the command's.
 clone_dests(m, path) := object.get(clone_dests_by_doc[m.package], path, set())
 
 clone_dests_by_doc := {m.package: {d.path: clone_dests_of(m, d) | some d in docs(m)} | some m in lib.migrations}
 
-clone_dests_of(m, d) := {dest |
+clone_dests_of(m, d) := fetched | copied_trees(m, d, fetched) if {
+	fetched := fetched_dests(m, d)
+}
+
+# copied_trees are the directories a Dockerfile copies or bind-mounts a
+# source tree into: a COPY or ADD (or RUN --mount=type=bind) whose source
+# is a directory named for the repository (third_party/Mooncake) or a
+# clone directory of the file (COPY --from=fetch /opt/src /src).
+copied_trees(m, d, fetched) := {dest |
+	d.kind == "dockerfile"
+	some ins in lib.instructions(d)
+	ins.cmd in {"copy", "add"}
+	count(ins.args) > 1
+	some src in array.slice(ins.args, 0, count(ins.args) - 1)
+	tree_source(m, fetched, src.value)
+	dest := trim_suffix(ins.args[count(ins.args) - 1].value, "/")
+	is_string(dest)
+} | {mt.target |
+	d.kind == "dockerfile"
+	some ins in lib.instructions(d)
+	some mt in object.get(ins, "mounts", [])
+	mt.type == "bind"
+	tree_source(m, fetched, mt.source)
+	mt.target != ""
+}
+
+tree_source(m, _, p) if lower(base_name(p)) in repo_names(m)
+
+tree_source(_, fetched, p) if {
+	some f in fetched
+	inside(trim_suffix(p, "/"), f)
+}
+
+fetched_dests(m, d) := {into |
+	some s in lib.scripts_of(d)
+	some c in s.script.commands
+	is_string(c.fetch.into)
+	fetched(m, c)
+	into := c.fetch.into
+} | {into |
 	some s in lib.scripts_of(d)
 	some c in s.script.commands
 	c.name == "git"
-	fetch(m, d.path, c) == "clones"
+	not is_object(object.get(c, "fetch", null))
+	word_fetch(m, d.path, c) == "clones"
 	some dest in clone_dest(m, c)
+	into := dir_join(c.dir, dest)
 }
+
+fetched(m, c) if source_fetch(m, c)
+
+fetched(m, c) if fork_fetch(m, c)
 
 clone_dest(_, c) := {trim_suffix(p[1].text, "/")} if {
 	p := clone_positionals(c)
@@ -360,90 +550,61 @@ clone_dest(m, c) := {trim_suffix(base_name(r), ".git") | some r in m.repositorie
 	count(clone_positionals(c)) < 2
 }
 
+# dir_join is a path under a command's directory ("." its start).
+dir_join(_, p) := p if startswith(p, "/")
+
+dir_join(dir, p) := p if {
+	not startswith(p, "/")
+	dir == "."
+}
+
+dir_join(dir, p) := concat("/", [dir, p]) if {
+	not startswith(p, "/")
+	is_string(dir)
+	dir != "."
+}
+
 base_name(p) := parts[count(parts) - 1] if parts := split(trim_suffix(p, "/"), "/")
 
-# enters reports whether cd target t goes into a clone directory.
-enters(dests, t) if {
-	some dest in dests
-	t == dest
+# in_clone reports whether command c works inside a clone of the
+# repository: the directory it runs in (the build model's dir, which
+# follows cd, pushd, popd, subshells and WORKDIR) or one it works on
+# (make -C, cmake -S/-B/--build, pip install PATH …) is a clone
+# directory or below one.
+in_clone(dests, c) if {
+	some d in dests
+	inside(c.dir, d)
 }
 
-enters(dests, t) if {
-	some dest in dests
-	startswith(t, concat("", [dest, "/"]))
+in_clone(dests, c) if {
+	some x in object.get(c, "dirs", [])
+	some d in dests
+	inside(x, d)
 }
 
-enters(dests, t) if {
-	not startswith(t, "/")
-	first := split(t, "/")[0]
-	some dest in dests
-	first == base_name(dest)
+inside(p, d) if p == d
+
+inside(p, d) if startswith(p, concat("", [d, "/"]))
+
+inside(p, d) if {
+	d == "."
+	is_string(p)
+	not startswith(p, "/")
+	not startswith(p, "$")
+	not startswith(p, "~")
+	not startswith(p, "..")
 }
 
-# cd_target is the directory a cd command goes to ("" for cd alone).
-cd_target(c) := trim_suffix(v, "/") if {
-	args := [w | some i, w in c.words; i > 0; not startswith(w.text, "-")]
-	count(args) > 0
-	v := args[0].value
-	is_string(v)
-}
-
-cd_target(c) := "" if {
-	count([w | some i, w in c.words; i > 0; not startswith(w.text, "-")]) == 0
-}
-
-# depth is how many directories a relative cd goes down (negative: up).
-depth(t) := sum([x |
-	some p in split(t, "/")
-	p != "."
-	p != ""
-	x := part_depth(p)
-])
-
-part_depth(p) := -1 if p == ".."
-
-part_depth(p) := 1 if p != ".."
-
-# in_clone reports whether command c runs inside a clone of the
-# repository, given the clone directories of its file and the cd commands
-# of its script (and function): some earlier cd entered a clone directory,
-# and no cd since then left it (an absolute path elsewhere, cd alone, cd -,
-# or more .. than the descents since).
-in_clone(dests, cds, c) if {
-	some e in cds
-	e.function == c.function
-	lib.before(e.pos, c.pos)
-	cd_target(e) != ""
-	enters(dests, cd_target(e))
-	not left_since(dests, [x | some x in cds; x.function == c.function], e, c)
-}
-
-left_since(dests, cds, e, c) if {
-	some x in cds
-	lib.before(e.pos, x.pos)
-	lib.before(x.pos, c.pos)
-	t := cd_target(x)
-	leaves(dests, t)
-}
-
-left_since(_, cds, e, c) if {
-	between := [depth(t) |
-		some x in cds
-		lib.before(e.pos, x.pos)
-		lib.before(x.pos, c.pos)
-		t := cd_target(x)
-		not startswith(t, "/")
-		t != "-"
-		t != "~"
-	]
-	sum(between) < 0
-}
-
-leaves(_, t) if t in {"", "-", "~"}
-
-leaves(dests, t) if {
-	startswith(t, "/")
-	not enters(dests, t)
+# A clone made where the file does not say (a relative directory of an
+# unknown start) is met by an absolute directory that has it as its last
+# parts (/workspace/Mooncake/build is in Mooncake).
+inside(p, d) if {
+	d != "."
+	not startswith(d, "/")
+	not startswith(d, "$")
+	not startswith(d, "..")
+	startswith(p, "/")
+	contains(concat("", [p, "/"]), concat("", ["/", d, "/"]))
 }
 
 # build_step reports what a command does when run inside the clone:
@@ -478,6 +639,15 @@ build_step(c) := "builds and installs" if {
 	some i, w in c.words
 	i > 1
 	w.value in {".", "./", "-e", "--editable"}
+} else := "builds and installs" if {
+	installs_dir(c)
+}
+
+# installs_dir: pip or uv installs a local directory (the build model's
+# dirs of an install).
+installs_dir(c) if {
+	count(object.get(c, "dirs", [])) > 0
+	pip_install(c)
 }
 
 build_step(c) := "builds a wheel" if {
@@ -677,38 +847,3 @@ hcl_arg_uses(d) := array.concat(
 		],
 	),
 ) if d.kind == "hcl"
-
-# workdir_at is the working directory a Dockerfile RUN at pos starts in:
-# the last WORKDIR of its stage before it (undefined when there is none).
-workdir_at(path, pos) := trim_suffix(workdirs[path][pos.line], "/")
-
-# workdirs: for each Dockerfile, the working directory each RUN starts in,
-# by the RUN's first line. Built once, stage by stage: looking for a RUN's
-# stage among all stages, RUN by RUN, took 30 s on a file of 2,000 stages
-# (a pull request can write one).
-workdirs := {d.path: by_line |
-	some d in lib.documents("dockerfile")
-	by_line := {ins.pos.line: wd |
-		some st in d.stages
-		wds := [w | some w in st.instructions; w.cmd == "workdir"]
-		count(wds) > 0
-		some ins in st.instructions
-		ins.cmd == "run"
-		before := [w | some w in wds; lib.before(w.pos, ins.pos)]
-		count(before) > 0
-		wd := object.get(before[count(before) - 1].args[0], "value", "")
-		is_string(wd)
-	}
-}
-
-# workdir_enters reports whether a WORKDIR path is inside a clone: as a cd
-# target would be, or, for a clone made relative to an unknown directory,
-# with a path component that is the clone's directory name.
-workdir_enters(dests, wd) if enters(dests, wd)
-
-workdir_enters(dests, wd) if {
-	some dest in dests
-	not startswith(dest, "/")
-	some part in split(wd, "/")
-	part == base_name(dest)
-}

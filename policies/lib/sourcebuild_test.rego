@@ -34,9 +34,8 @@ commands_in_clone(lines) := {c.pos.line |
 	inp := fx.one("shell", "f", lines)
 	d := inp.documents[0]
 	dests := sb.clone_dests(m, "f") with input as inp
-	cds := [x | some x in d.commands; x.name == "cd"]
 	some c in d.commands
-	sb.in_clone(dests, cds, c)
+	sb.in_clone(dests, c)
 }
 
 test_in_clone_tracks_cd if {

@@ -27,39 +27,18 @@ deny contains lib.finding(s.doc, c, msg) if {
 	msg := sprintf("`%s` %s the source of %s; %s", [command_text(c), what, m.package, lib.remedy(m)])
 }
 
-# A build command run inside the clone.
+# A build command run inside the clone, or on it (make -C, cmake -S,
+# pip install PATH): the build model's directories follow cd, pushd,
+# popd, subshells and WORKDIR.
 deny contains lib.finding(s.doc, c, msg) if {
 	some m in lib.migrations
 	some s in sb.scripts(m)
 	dests := sb.clone_dests(m, s.doc.path)
 	count(dests) > 0
-	cds := [x | some x in s.script.commands; x.name == "cd"]
 	some c in s.script.commands
 	what := sb.build_step(c)
-	sb.in_clone(dests, cds, c)
+	sb.in_clone(dests, c)
 	msg := sprintf("`%s` %s inside the clone of %s's source; %s", [command_text(c), what, m.package, lib.remedy(m)])
-}
-
-# A build command in a RUN that starts in a clone: WORKDIR counts like cd
-# (and a cd in the RUN before the command decides instead, above).
-deny contains lib.finding(s.doc, c, msg) if {
-	some m in lib.migrations
-	some s in sb.scripts(m)
-	s.doc.kind == "dockerfile"
-	dests := sb.clone_dests(m, s.doc.path)
-	count(dests) > 0
-	sb.workdir_enters(dests, sb.workdir_at(s.doc.path, s.run.pos))
-	some c in s.script.commands
-	what := sb.build_step(c)
-	not cd_before(s.script.commands, c)
-	msg := sprintf("`%s` %s inside the clone of %s's source (the stage's WORKDIR); %s", [command_text(c), what, m.package, lib.remedy(m)])
-}
-
-cd_before(commands, c) if {
-	some x in commands
-	x.name == "cd"
-	x.function == c.function
-	lib.before(x.pos, c.pos)
 }
 
 # The installation of a wheel built here.

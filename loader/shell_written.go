@@ -1,0 +1,73 @@
+package loader
+
+import (
+	"bytes"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A script a build writes and then runs is code of the build (issue 28):
+// `cat > /tmp/b.sh <<'EOS' … EOS` followed by `bash /tmp/b.sh`, in the same
+// script or a later RUN, and a Dockerfile's `COPY <<EOS /tmp/b.sh`
+// (dockerfile_copy.go). The here-document is parsed as the script it
+// becomes when the file it is written to looks like one (a .sh or .bash
+// name, a shell's #!) or is named again after it (run, chmod-ed, sourced).
+
+// writtenScript parses the here-document that cat or tee writes to a file
+// that is a script.
+func (x *shellExtractor) writtenScript(st *syntax.Stmt) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(st.Redirs) == 0 || len(call.Args) == 0 {
+		return
+	}
+	name, _ := wordLiteral(call.Args[0])
+	name = path.Base(name)
+	if name != "cat" && name != "tee" {
+		return
+	}
+	var file string
+	var hdoc *syntax.Redirect
+	for _, r := range st.Redirs {
+		switch {
+		case (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil:
+			hdoc = r
+		case (r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrClob) && r.Word != nil && name == "cat":
+			file, _ = wordLiteral(r.Word)
+		}
+	}
+	if name == "tee" {
+		for _, a := range call.Args[1:] {
+			if v, ok := wordLiteral(a); ok && !strings.HasPrefix(v, "-") {
+				file = v
+				break
+			}
+		}
+	}
+	if hdoc == nil || file == "" || file == "/dev/null" {
+		return
+	}
+	after := x.str[min(max(x.off(st.End()), 0), len(x.str)):]
+	if !scriptFile(file, x.nodeText(hdoc.Hdoc), after, x.src.rest) {
+		return
+	}
+	x.nestedScript(call.Args[0], hdoc.Hdoc, x.heredocText(hdoc))
+}
+
+// scriptFile reports whether a file written with body is a shell script the
+// build runs: a .sh or .bash name, a shell's #! (or none and the file
+// named again after it: run, sourced, chmod-ed).
+func scriptFile(file, body, after string, rest []byte) bool {
+	if strings.HasSuffix(file, ".sh") || strings.HasSuffix(file, ".bash") {
+		return true
+	}
+	if strings.HasPrefix(body, "#!") {
+		line, _, _ := strings.Cut(body[2:], "\n")
+		return nestedShells[shebangProgram(line)]
+	}
+	if ext := path.Ext(file); ext != "" {
+		return false // another language's file (.py, .pl, .json …)
+	}
+	return strings.Contains(after, file) || bytes.Contains(rest, []byte(file))
+}
