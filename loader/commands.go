@@ -149,10 +149,14 @@ func effective(c ShellCommand, funcs map[string]bool) (int, bool) {
 	return i, false
 }
 
-// wordValue is a word's literal value, else its text.
+// wordValue is a word's literal value, else its resolved value (the
+// file's static values put in place), else its text.
 func wordValue(w Word) string {
 	if w.Value != nil {
 		return *w.Value
+	}
+	if w.Resolved != nil {
+		return *w.Resolved
 	}
 	return w.Text
 }

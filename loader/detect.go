@@ -28,6 +28,9 @@ func DetectName(rel string) (Kind, bool) {
 		return KindRequirements, true
 	case strings.HasSuffix(lower, ".sh") || strings.HasSuffix(lower, ".bash"):
 		return KindShell, true
+	case recipeFlavor(rel) != "":
+		// Makefiles and justfiles: their recipes are shell (recipes.go).
+		return KindShell, true
 	case path.Dir(rel) == ".buildkite/hooks" && slices.Contains(BuildkiteHooks, base):
 		// The agent runs a repository's hooks whatever their first line.
 		return KindShell, true

@@ -1,5 +1,7 @@
 package loader
 
+import "strings"
+
 // The kind registry: what the loader knows of each kind of build file in
 // one place. Adding a kind is a file with its document type, loader and
 // empty document, and one entry here (and its name rule in detect.go).
@@ -36,7 +38,15 @@ var kinds = map[Kind]kindSpec{
 		hashComments: true,
 	},
 	KindShell: {
-		parse: func(rel string, src []byte) Document { return loadShell(rel, src) },
+		parse: func(rel string, src []byte) Document {
+			if f := recipeFlavor(rel); f != "" {
+				return loadRecipes(rel, src, f)
+			}
+			if strings.HasSuffix(strings.ToLower(rel), ".py") {
+				return loadPython(rel, src)
+			}
+			return loadShell(rel, src)
+		},
 		empty: func(h Header) Document {
 			return &ShellDocument{Header: h, Script: newScript(), Comments: []Word{}, Errors: []Error{}}
 		},

@@ -507,7 +507,7 @@ func dirsOf(c *ShellCommand) []string {
 	case name == "cmake" || name == "meson" && len(c.Words) > 1:
 		// cmake [options] <path>: the positional path is the source (or
 		// an existing build) directory; meson setup BUILD [SOURCE].
-		for _, p := range positionals(c.Words[1:], set("-G", "-T", "-A", "-C", "-D", "-U", "-P", "-E", "--preset", "--target", "-t", "-j", "--parallel", "--config", "--prefix", "--component")) {
+		for _, p := range positionals(c.Words[1:], set("-G", "-T", "-A", "-C", "-D", "-U", "-P", "-E", "--preset", "--target", "-t", "-j", "--parallel", "--config", "--prefix", "--component", "-S", "-B", "--build", "--install", "-H")) {
 			if v, ok := pathOf(p); ok && v != "setup" && v != "compile" && v != "install" && !strings.Contains(v, "=") {
 				add(v)
 			}

@@ -387,6 +387,12 @@ func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
 			p.doc.comments = append(p.doc.comments, c.Pos)
 		}
 	}
+	if isPython(ps.Shell) {
+		// shell: python: the script's static commands (python.go).
+		py, perrs := pythonScript(text, src.span, src.textOf)
+		script.merge(py)
+		p.doc.Errors = append(p.doc.Errors, perrs...)
+	}
 	ps.Script = script
 	p.doc.refs = append(p.doc.refs, commandRefs(script, ".")...)
 	// A script of another shell (PowerShell, Python) is read as shell

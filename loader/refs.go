@@ -331,6 +331,10 @@ func commandRefs(s Script, dir string) []FileRef {
 			dockerRefs(s.Commands, i, ws, add)
 		case interpreters[name]:
 			interpreterRefs(s.Commands, i, ws, add)
+		case isPython(name):
+			if j := pythonScriptArg(ws); j > 0 {
+				add(ws[j], "runs", KindShell)
+			}
 		case runByPath(wordValue(ws[0])):
 			add(ws[0], "runs", KindShell)
 		case runsProgram(wordValue(ws[0])):

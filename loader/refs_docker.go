@@ -96,8 +96,11 @@ func runsCopied(cmds []ShellCommand, copied map[string][]string, workdir, dir st
 		}
 		ran := c.Words[0]
 		byPath := true
-		if interpreters[path.Base(c.Name)] {
+		if interpreters[path.Base(c.Name)] || isPython(c.Name) {
 			j := scriptArg(c.Words)
+			if isPython(c.Name) {
+				j = pythonScriptArg(c.Words)
+			}
 			if j <= 0 {
 				continue
 			}

@@ -11,7 +11,12 @@ import (
 // ShellDocument is a shell script (bash dialect).
 type ShellDocument struct {
 	Header
-	Shebang  *Word   `json:"shebang"`
+	Shebang *Word `json:"shebang"`
+	// Language is "make" or "just" for a Makefile's or a justfile's
+	// recipes read as shell (recipes.go), "python" for the static
+	// commands of a Python file a build runs (python.go); absent for a
+	// shell script.
+	Language string  `json:"language,omitempty"`
 	Script           // flattened: functions, assignments, ...
 	Comments []Word  `json:"comments"`
 	Errors   []Error `json:"errors"`
@@ -72,7 +77,7 @@ type ShellCommand struct {
 	// script does not say statically; Dirs the other directories it works
 	// on (make -C, cmake -S/-B/--build, pip install PATH …) and Fetch the
 	// source it fetches (model.go).
-	Dir   *string `json:"dir"`
+	Dir   *string  `json:"dir"`
 	Dirs  []string `json:"dirs,omitempty"`
 	Fetch *Fetch   `json:"fetch,omitempty"`
 	// Name and Words are the command its wrappers run (sudo -E git clone

@@ -77,13 +77,11 @@ func (x *shellExtractor) call(n *syntax.CallExpr) {
 	}
 	x.placeCommand(&c)
 	x.placeDir(&c, n.Args)
-	c.Name = c.Words[0].Text
-	if c.Words[0].Value != nil {
-		c.Name = *c.Words[0].Value
-	}
+	c.Name = wordValue(c.Words[0])
 	x.script.Commands = append(x.script.Commands, c)
 	x.nested(n.Args)
 	x.evalScript(c, n.Args)
+	x.pythonInline(n.Args)
 	x.procSubstScript(n.Args)
 }
 

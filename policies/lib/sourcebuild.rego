@@ -397,7 +397,10 @@ fetch(m, path, c) := fetch_verbs[c.fetch.kind] if {
 } else := fetch_verbs[c.fetch.kind] if {
 	fork_fetch(m, c)
 	fork_built(m, path, c)
-} else := word_fetch(m, path, c)
+} else := word_fetch(m, path, c) if {
+	# One file of the repository (a LICENSE, a script) is not its source.
+	not c.fetch.kind == "file"
+}
 
 # fork_built reports whether something is built in the clone of a fork.
 fork_built(m, path, c) if {
