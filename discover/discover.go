@@ -26,13 +26,9 @@ type File struct {
 	Errors []loader.Error
 }
 
-// SkippedDirs are directory names never descended into: version control,
-// dependency caches and vendored trees hold no build files of the
-// repository's own.
-var SkippedDirs = map[string]bool{
-	".git": true, ".hg": true, ".svn": true, "node_modules": true, "vendor": true,
-	".venv": true, "venv": true, "__pycache__": true, ".tox": true, ".mypy_cache": true,
-}
+// SkippedDirs are directory names never descended into (loader's list:
+// a build file named there is read only by reference).
+var SkippedDirs = loader.SkippedDirs
 
 // Skipped reports whether a directory of that name is never descended
 // into: one of SkippedDirs, and .git in any case (on a case-insensitive

@@ -140,10 +140,12 @@ func TestFindPipelines(t *testing.T) {
 	for _, f := range files {
 		got = append(got, f.Path+"="+string(f.Kind))
 	}
-	want := ".buildkite/pipeline.json=pipeline .buildkite/release.yaml=pipeline .buildkite/up.yml=pipeline .github/actions/a/action.yml=pipeline " +
+	// Compose files are read for their builds (system "compose"), in
+	// .buildkite/ too (the docker-compose plugin's).
+	want := ".buildkite/docker-compose.yml=pipeline .buildkite/pipeline.json=pipeline .buildkite/release.yaml=pipeline .buildkite/up.yml=pipeline .github/actions/a/action.yml=pipeline " +
 		".github/workflows/ci.yml=pipeline .github/workflows/uses.yml=pipeline .gitlab-ci.yml=pipeline " +
 		"ci/actions/img/action.yml=pipeline ci/build.yml=pipeline ci/child.yml=pipeline ci/jobs/a.yml=pipeline ci/jobs/b.yml=pipeline ci/link.yml=pipeline " +
-		"ci/nested.yml=pipeline ci/rocm-pipeline.yml=pipeline ci/second-doc.yml=pipeline ci/spec.yml=pipeline deploy/pipeline.yaml=pipeline"
+		"ci/nested.yml=pipeline ci/rocm-pipeline.yml=pipeline ci/second-doc.yml=pipeline ci/spec.yml=pipeline deploy/pipeline.yaml=pipeline docker-compose.yml=pipeline"
 	if strings.Join(got, " ") != want {
 		t.Errorf("found\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}

@@ -7,6 +7,25 @@ import (
 	"strings"
 )
 
+// SkippedDirs are directory names discovery never descends into: version
+// control, dependency caches and vendored trees hold no build files of
+// the repository's own. A file there that a build names (a bake target's
+// vendor/x/Dockerfile) is read by reference.
+var SkippedDirs = map[string]bool{
+	".git": true, ".hg": true, ".svn": true, "node_modules": true, "vendor": true,
+	".venv": true, "venv": true, "__pycache__": true, ".tox": true, ".mypy_cache": true,
+}
+
+// inSkippedDir reports whether a path has a directory discovery skips.
+func inSkippedDir(p string) bool {
+	for _, part := range strings.Split(path.Dir(p), "/") {
+		if SkippedDirs[part] {
+			return true
+		}
+	}
+	return false
+}
+
 // DetectName returns the kind a file's name claims, as the brief's table
 // says. Files without an extension may still be shell scripts by their
 // shebang: see NeedsContent and DetectContent.

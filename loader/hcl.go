@@ -23,7 +23,10 @@ type HCLDocument struct {
 	Functions  map[string]*Block `json:"functions"`
 	Targets    map[string]*Block `json:"targets"`
 	Groups     map[string]*Block `json:"groups"`
-	Errors     []Error           `json:"errors"`
+	// Scripts are the RUNs of the Dockerfiles its targets hold
+	// (dockerfile-inline; inline_dockerfile.go).
+	Scripts []InlineScript `json:"scripts,omitempty"`
+	Errors  []Error        `json:"errors"`
 }
 
 // DocErrors implements Document.
@@ -123,6 +126,7 @@ func loadHCL(path string, src []byte) *HCLDocument {
 	if bakeJSON(path) {
 		h.loadBakeJSON(doc)
 		indexBlocks(doc)
+		h.hclInline(doc)
 		return doc
 	}
 	f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
@@ -138,6 +142,7 @@ func loadHCL(path string, src []byte) *HCLDocument {
 	doc.Blocks = h.blocks(body)
 	defer func() { doc.Errors = append(doc.Errors, h.deep...) }()
 	indexBlocks(doc)
+	h.hclInline(doc)
 	return doc
 }
 

@@ -33,7 +33,10 @@ type PipelineDocument struct {
 	Scripts []PipelineScript `json:"scripts"`
 	// Builds are the Docker builds the pipeline starts.
 	Builds []DockerBuild `json:"builds"`
-	Errors []Error       `json:"errors"`
+	// Fetches are the repositories its steps check out (actions/checkout
+	// with repository:), as a command's fetch (pipeline_sources.go).
+	Fetches []Fetch `json:"fetches,omitempty"`
+	Errors  []Error `json:"errors"`
 	// refs are the local files it has its CI system read or run
 	// (References).
 	refs []FileRef
@@ -82,7 +85,10 @@ type DockerBuild struct {
 	Targets   []Word `json:"targets"`
 	Sets      []Word `json:"sets"`
 	Files     []Word `json:"files"`
-	Pos       Pos    `json:"pos"`
+	// Contexts are its build contexts (build-push-action's context,
+	// bake-action's source, compose's context and additional_contexts).
+	Contexts []Word `json:"contexts,omitempty"`
+	Pos      Pos    `json:"pos"`
 }
 
 // Bounds of a pipeline file (docs/robustness.md): yaml's nodes cost some
@@ -142,49 +148,6 @@ func (p *pipeLoad) passed(flag *bool, at *yaml.Node, msg string) {
 		pos = p.nodePos(at)
 	}
 	p.doc.Errors = append(p.doc.Errors, Error{Message: msg, Pos: pos})
-}
-
-// pipelineSystem is the CI system a path names ("" for none).
-func pipelineSystem(rel string) string {
-	parts := strings.Split(rel, "/")
-	base := strings.ToLower(parts[len(parts)-1])
-	yml := strings.HasSuffix(base, ".yml") || strings.HasSuffix(base, ".yaml")
-	dirs := parts[:len(parts)-1]
-	has := func(names ...string) bool {
-		for i := 0; i+len(names) <= len(dirs); i++ {
-			ok := true
-			for k, n := range names {
-				ok = ok && dirs[i+k] == n
-			}
-			if ok {
-				return true
-			}
-		}
-		return false
-	}
-	compose := strings.HasPrefix(base, "docker-compose") || strings.HasPrefix(base, "compose")
-	switch {
-	case base == "buildkite.json" || base == "pipeline.json" && len(dirs) > 0 && dirs[len(dirs)-1] == ".buildkite" ||
-		base == "pipeline.json" && len(dirs) == 1 && dirs[0] == "buildkite":
-		// The Buildkite agent reads a JSON pipeline too (JSON is YAML).
-		return "buildkite"
-	case !yml:
-		return ""
-	case base == ".gitlab-ci.yml" || base == ".gitlab-ci.yaml":
-		return "gitlab"
-	case base == "buildkite.yml" || base == "buildkite.yaml" || has(".buildkite") && !compose,
-		len(dirs) == 1 && dirs[0] == "buildkite" && strings.HasPrefix(base, "pipeline."):
-		// buildkite/pipeline.yml is among the files the agent uploads
-		// by default (buildkite/agent's pipeline_upload.go).
-		// A compose file beside the pipeline (the docker-compose
-		// plugin's) is not one.
-		return "buildkite"
-	case len(dirs) >= 2 && dirs[len(dirs)-2] == ".github" && dirs[len(dirs)-1] == "workflows":
-		return "github"
-	case (base == "action.yml" || base == "action.yaml") && has(".github", "actions"):
-		return "github"
-	}
-	return ""
 }
 
 // pipeLoad is one pipeline file being read.
@@ -264,6 +227,10 @@ func loadPipelineAs(rel string, src []byte, system string) *PipelineDocument {
 		// Each document has its own jobs.
 		p.windows, p.topMap, p.topIndex = nil, nil, nil
 		p.later = prescanEnv(&n)
+		if system == "compose" {
+			p.compose(&n)
+			continue
+		}
 		p.walk(&n, pipeCtx{})
 		if bytes.Contains(src, []byte("buildgate:ignore")) {
 			p.yamlComments(&n)

@@ -71,11 +71,14 @@ func (p *pipeLoad) action(uses string, with *yaml.Node, ctx pipeCtx) {
 		tool = "build-push-action"
 	case "docker/bake-action":
 		tool = "bake-action"
+	case "actions/checkout":
+		p.checkout(with)
+		return
 	default:
 		return
 	}
 	b := DockerBuild{Via: "action", Tool: tool, Where: ctx.where,
-		BuildArgs: []Word{}, Targets: []Word{}, Sets: []Word{}, Files: []Word{}, Pos: p.nodePos(with)}
+		BuildArgs: []Word{}, Targets: []Word{}, Sets: []Word{}, Files: []Word{}, Contexts: []Word{}, Pos: p.nodePos(with)}
 	for _, kv := range pairs(with, &p.visits) {
 		v := deref(kv[1])
 		if v == nil || v.Kind != yaml.ScalarNode {
@@ -92,6 +95,10 @@ func (p *pipeLoad) action(uses string, with *yaml.Node, ctx pipeCtx) {
 			list, seps = &b.Sets, "\n"
 		case "file", "files":
 			list = &b.Files
+		case "context", "source":
+			// The build context or the bake definition: a repository
+			// URL is a remote one (pipeline_sources.go).
+			list, seps = &b.Contexts, "\n"
 		default:
 			continue
 		}

@@ -261,7 +261,9 @@ func extractWith(src shellSource, parses []shellParse, budget *int) (Script, []W
 			syntax.Walk(&p.comments[i], x.visit)
 		}
 	}
+	expandAliases(&x.script)
 	x.errs = append(x.errs, lookThrough(&x.script)...)
+	xargsFed(&x.script)
 	modelCommands(&x.script)
 	return x.script, x.comments, x.errs, x.synErrs
 }

@@ -237,6 +237,12 @@ func (x *shellExtractor) resolveParts(b *strings.Builder, ps []syntax.WordPart, 
 				return false
 			}
 			b.WriteString(v)
+		case *syntax.CmdSubst:
+			v, ok := echoed(p)
+			if !ok {
+				return false
+			}
+			b.WriteString(v)
 		default:
 			return false
 		}

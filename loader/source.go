@@ -108,7 +108,7 @@ func namesOtherDockerfile(src []byte) bool {
 		if end < 0 {
 			return true
 		}
-		if k, ok := DetectName(string(v[1 : 1+end])); !ok || k != KindDockerfile {
+		if k, ok := DetectName(string(v[1 : 1+end])); !ok || k != KindDockerfile || inSkippedDir(string(v[1:1+end])) {
 			return true
 		}
 	}

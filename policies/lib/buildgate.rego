@@ -77,7 +77,10 @@ run_text(ins) := concat("\n", array.concat([ins.original], [h.body | some h in o
 
 scripts_of(d) := [{"doc": {"path": d.path, "kind": d.kind}, "script": s, "run": null} | some s in d.scripts] if d.kind == "pipeline"
 
-scripts_of(d) := [] if not d.kind in {"shell", "dockerfile", "pipeline"}
+# A bake file's scripts are the RUNs of its targets' dockerfile-inline.
+scripts_of(d) := [{"doc": {"path": d.path, "kind": d.kind}, "script": s, "run": null} | some s in object.get(d, "scripts", [])] if d.kind == "hcl"
+
+scripts_of(d) := [] if not d.kind in {"shell", "dockerfile", "pipeline", "hcl"}
 
 # instructions of a Dockerfile: those before the first FROM, then every
 # stage's (each stage's first is its FROM).

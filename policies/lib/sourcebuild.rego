@@ -523,13 +523,36 @@ tree_source(_, fetched, p) if {
 	inside(trim_suffix(p, "/"), f)
 }
 
-fetched_dests(m, d) := {into |
+# pipeline_fetches are a pipeline's checkouts of the repository (the
+# build model's fetches outside its scripts: actions/checkout with
+# repository:).
+pipeline_fetches(m, d) := [f |
+	d.kind == "pipeline"
+	some f in object.get(d, "fetches", [])
+	fetched(m, {"fetch": f})
+]
+
+# remote_contexts are a pipeline's builds whose context (or bake
+# definition) is the repository: build-push-action's context, bake-action's
+# source, compose's context and additional_contexts.
+remote_contexts(m, d) := [w |
+	d.kind == "pipeline"
+	some b in d.builds
+	some w in object.get(b, "contexts", [])
+	is_string(w.value)
+	buildgate.repository(w.value) in repo_ids(m)
+]
+
+fetched_dests(m, d) := ({f.into |
+	some f in pipeline_fetches(m, d)
+	is_string(f.into)
+} | {into |
 	some s in lib.scripts_of(d)
 	some c in s.script.commands
 	is_string(c.fetch.into)
 	fetched(m, c)
 	into := c.fetch.into
-} | {into |
+}) | {into |
 	some s in lib.scripts_of(d)
 	some c in s.script.commands
 	c.name == "git"

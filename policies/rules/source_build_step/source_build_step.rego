@@ -62,6 +62,22 @@ deny contains lib.finding(d, ins, msg) if {
 	msg := sprintf("`%s` fetches the source of %s; %s", [upper(ins.cmd), m.package, lib.remedy(m)])
 }
 
+# A pipeline step that checks out the repository (actions/checkout with
+# repository:), and a pipeline build whose context is it.
+deny contains lib.finding(d, f, msg) if {
+	some m in lib.migrations
+	some d in sb.docs_of_kind(m, "pipeline")
+	some f in sb.pipeline_fetches(m, d)
+	msg := sprintf("`%s` checks out the source of %s; %s", [f.url.text, m.package, lib.remedy(m)])
+}
+
+deny contains lib.finding(d, w, msg) if {
+	some m in lib.migrations
+	some d in sb.docs_of_kind(m, "pipeline")
+	some w in sb.remote_contexts(m, d)
+	msg := sprintf("`%s` builds from the source repository of %s; %s", [w.text, m.package, lib.remedy(m)])
+}
+
 # A bake target whose build context is the repository.
 deny contains lib.finding(d, x.attr, msg) if {
 	some m in lib.migrations
