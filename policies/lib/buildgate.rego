@@ -194,8 +194,15 @@ compound_source_build_name(m, s) if {
 }
 
 # cache_arg reports whether a build argument is a cache key of the source
-# build (BG103 rather than BG102).
-cache_arg(name) if contains(upper(name), "CACHE")
+# build (BG103 rather than BG102): CACHE is one of its parts (a key, a ref,
+# a tag or a directory of the build cache: MOONCAKE_CACHE_KEY), not a part
+# of another word and not a runtime setting's (issue 28: sglang's
+# SGLANG_HICACHE_MOONCAKE_CONFIG_PATH is where the runtime reads its
+# configuration).
+cache_arg(name) if {
+	regex.match(`(^|[_.-])CACHE([_.-]|$)`, upper(name))
+	not regex.match(`(^|[_.-])(CONFIG|CONF|CFG|HOST|PORT|ADDR|ADDRESS|SERVER|MASTER|SIZE|TTL)([_.-]|$)`, upper(name))
+}
 
 # source_arg reports whether name is a build argument of the migration, or
 # a cache-key variable named after it (MOONCAKE_CACHE_KEY, mooncake_cache_key).

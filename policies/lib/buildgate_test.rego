@@ -27,7 +27,14 @@ check_source_arg if {
 	lib.source_arg(fx.migration, "mooncake_cache_key")
 	not lib.source_arg(fx.migration, "MOONCAKE_VERSION")
 	lib.cache_arg("MOONCAKE_CACHE_KEY")
+	lib.cache_arg("mooncake-cache-ref")
 	not lib.cache_arg("MOONCAKE_REPO")
+
+	# A runtime setting is no cache key (issue 28: sglang's
+	# SGLANG_HICACHE_MOONCAKE_CONFIG_PATH), nor is CACHE inside a word.
+	not lib.cache_arg("SGLANG_HICACHE_MOONCAKE_CONFIG_PATH")
+	not lib.cache_arg("MOONCAKE_CACHE_CONFIG")
+	not lib.cache_arg("HICACHE_MOONCAKE")
 }
 
 test_expands if {

@@ -34,6 +34,8 @@ file_facts(m, d) := {
 	"stages": [s | is_relevant0(m, d); d.kind == "dockerfile"; some s in stages_of(m, d)],
 	"targets": [t | is_relevant0(m, d); d.kind == "hcl"; some t, _ in d.targets; lib.source_build_name(m, t)],
 	"arg_repos": [n | is_relevant0(m, d); some n in arg_repo_names(m, d)],
+	"vendor": vendor_or_none(m, d),
+	"runs": [r | some r in runs(m, d)],
 	"target_stages": [[t, lower(a.value)] |
 		d.kind == "hcl"
 		lib.in_scope(m, d.path)
@@ -47,8 +49,49 @@ file_facts(m, d) := {
 is_relevant0(m, d) if {
 	buildgate.source_contains(d.path, base_needles(m))
 	lib.in_scope(m, d.path)
-	not other_platform(m, d.path)
+	not own_other_platform(m, d.path)
 } else := false
+
+# vendor is the platform a file's own words show: "platform" (the
+# package's: rocm*, hip* in its path or text), "other" (another's in its
+# code and none of the package's), undefined when it shows none.
+vendor(m, d) := "platform" if {
+	count(object.get(m, "platform", [])) > 0
+	lib.in_scope(m, d.path)
+	buildgate.source_words(d.path, m.platform)
+} else := "other" if {
+	lib.in_scope(m, d.path)
+	own_other_platform(m, d.path)
+}
+
+vendor_or_none(m, d) := v if v := vendor(m, d)
+
+else := ""
+
+# runs are the names of the script files a file that shows a vendor runs
+# (bash x.sh, ./x.sh, python3 x.py): they are of its platform.
+runs(m, d) := {base_name(p) |
+	vendor(m, d)
+	some s in lib.scripts_of(d)
+	some c in s.script.commands
+	p := ran_path(c)
+}
+
+ran_path(c) := c.words[1].value if {
+	c.name in {"bash", "sh", "dash", "zsh", "ksh", "source", "."}
+	count(c.words) > 1
+	is_string(c.words[1].value)
+	not startswith(c.words[1].value, "-")
+}
+
+ran_path(c) := c.name if contains(c.name, "/")
+
+ran_path(c) := c.words[1].value if {
+	regex.match(`^python[0-9.]*$`, c.name)
+	count(c.words) > 1
+	is_string(c.words[1].value)
+	endswith(c.words[1].value, ".py")
+}
 
 # fold is the migration's part of the repository table, from every file's
 # facts ([{path, kind, facts}]): the files relevant by the migration's own
@@ -66,6 +109,16 @@ fold(m, files) := {
 	"targets": targets,
 	"known_names": ((stages | {lower(t) | some t in targets}) | arg_repos),
 	"arg_repos": arg_repos,
+	"vendors": {v | some f in files; v := object.get(f.facts.sourcebuild[m.package], "vendor", ""); v != ""},
+	"run_by": {r: vs |
+		some f in files
+		some r in object.get(f.facts.sourcebuild[m.package], "runs", [])
+		vs := {v |
+			some g in files
+			r in object.get(g.facts.sourcebuild[m.package], "runs", [])
+			v := g.facts.sourcebuild[m.package].vendor
+		}
+	},
 } if {
 	arg_repos := {n | some f in files; some n in object.get(f.facts.sourcebuild[m.package], "arg_repos", [])}
 	stages := {s | some f in files; some s in f.facts.sourcebuild[m.package].stages}
@@ -78,7 +131,10 @@ fold(m, files) := {
 
 # relevant0 reports whether a file is relevant by the migration's own
 # words (its name tokens, build arguments, repositories).
-relevant0(m, path) if lib.table(["sourcebuild", m.package, "relevant0", path], false) == true
+relevant0(m, path) if {
+	lib.table(["sourcebuild", m.package, "relevant0", path], false) == true
+	not inherited_other(m, path)
+}
 
 # relevant reports whether the source-build rules look into a document: it
 # is relevant by the migration's words, or it names a stage or target of
@@ -102,18 +158,59 @@ relevant(m, path) if {
 # Mooncake repository's Ascend scripts (issue 13). A comment or a
 # directory name is no evidence of another platform (review: "# Unlike the
 # CUDA image" in a ROCm Dockerfile, docker/xpu/Dockerfile).
+#
+# A file is also of the platform of what runs it (issue 28): a script that
+# Dockerfile.rocm runs is ROCm's whatever its words (-DUSE_CUDA=OFF), one
+# that only CUDA builds run is CUDA's. A file that shows no platform and
+# that nothing with one runs takes the platform of the repository's other
+# build files when they all agree (a CUDA-only repository's build.sh).
 other_platform(m, path) if {
+	own_other_platform(m, path)
+	not run_by(m, path, "platform")
+}
+
+other_platform(m, path) if inherited_other(m, path)
+
+own_other_platform(m, path) if {
 	others := object.get(m, "other_platforms", [])
 	count(others) > 0
 	buildgate.code_words(path, others)
 	not buildgate.source_words(path, object.get(m, "platform", []))
 }
 
+# inherited_other: a file that shows no platform of its own is another
+# platform's by what runs it, or by the repository.
+inherited_other(m, path) if {
+	count(object.get(m, "other_platforms", [])) > 0
+	no_own_vendor(m, path)
+	run_by(m, path, "other")
+	not run_by(m, path, "platform")
+}
+
+inherited_other(m, path) if {
+	count(object.get(m, "other_platforms", [])) > 0
+	no_own_vendor(m, path)
+	not run_by(m, path, "platform")
+	not run_by(m, path, "other")
+	{v | some v in lib.table(["sourcebuild", m.package, "vendors"], [])} == {"other"}
+}
+
+no_own_vendor(m, path) if {
+	not buildgate.source_words(path, object.get(m, "platform", []))
+	not buildgate.code_words(path, object.get(m, "other_platforms", []))
+}
+
+# run_by reports whether a file of vendor v runs the file at path (by
+# its name).
+run_by(m, path, v) if v in lib.table(["sourcebuild", m.package, "run_by", base_name(path)], [])
+
 # platform_shown reports whether a build file shows the package's platform
-# (always, for a migration that names none).
+# (always, for a migration that names none), or something of it runs it.
 platform_shown(m, _) if count(object.get(m, "platform", [])) == 0
 
 platform_shown(m, path) if buildgate.source_words(path, m.platform)
+
+platform_shown(m, path) if run_by(m, path, "platform")
 
 # docs are the relevant documents, docs_of_kind those of a kind: rules
 # iterate these rather than every document (a function call per document
