@@ -218,6 +218,11 @@ func (e *Engine) FileFacts(ctx context.Context, cfg ast.Value, doc Doc) (ast.Val
 type FileFact struct {
 	Path, Kind string
 	Facts      ast.Value
+	// Runs are the files it runs (its references that it runs: bash
+	// x.sh, ./x, python3 x.py, a copied script a RUN runs), as
+	// input.files[_].runs: what is run is of the platform of what runs
+	// it (issue 28).
+	Runs []string
 }
 
 // Fold folds every file's facts into the repository's table
@@ -232,10 +237,15 @@ func (e *Engine) Fold(ctx context.Context, cfg ast.Value, files []FileFact) (ast
 		if f.Facts == nil {
 			continue
 		}
+		runs := make([]*ast.Term, 0, len(f.Runs))
+		for _, r := range f.Runs {
+			runs = append(runs, ast.StringTerm(r))
+		}
 		terms = append(terms, ast.ObjectTerm(
 			[2]*ast.Term{ast.StringTerm("path"), ast.StringTerm(f.Path)},
 			[2]*ast.Term{ast.StringTerm("kind"), ast.StringTerm(f.Kind)},
 			[2]*ast.Term{ast.StringTerm("facts"), ast.NewTerm(f.Facts)},
+			[2]*ast.Term{ast.StringTerm("runs"), ast.ArrayTerm(runs...)},
 		))
 	}
 	val := ast.NewObject(

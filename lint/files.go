@@ -47,6 +47,9 @@ type file struct {
 	reads    []engine.Read
 	// refs are the files its document has the CI system read or run.
 	refs []loader.FileRef
+	// named are the script names a Dockerfile left unparsed names
+	// (loader.ScriptNames), for what runs what.
+	named []string
 	// again: evaluate it again whatever its reads (a note was added).
 	again bool
 	// doc is the document converted, while kept (Value nil otherwise).
@@ -327,6 +330,9 @@ func (p *phase1) load(ctx context.Context, l *loader.Loader, f discover.File, b 
 	first.hay = engine.Haystack(src)
 	first.quiet = !engine.HayContainsAny(first.hay, p.needles)
 	if first.quiet && !p.parseAll && !loader.ParsedForWhatItHolds(kind, src) {
+		if kind == loader.KindDockerfile {
+			first.named = loader.ScriptNames(src)
+		}
 		if !loader.ParsedForBounds(kind, src) {
 			first.bare = true
 			return p.finish(ctx, first, loader.Bare(kind, f.Path, src), src, b)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -279,14 +280,31 @@ func newNeedles(before, after []string) []string {
 func foldFacts(ctx context.Context, eng *engine.Engine, cfg ast.Value, files []*file) (ast.Value, error) {
 	facts := make([]engine.FileFact, len(files))
 	for i, f := range files {
-		facts[i] = engine.FileFact{Path: f.path, Kind: string(f.kind), Facts: f.facts}
+		facts[i] = engine.FileFact{Path: f.path, Kind: string(f.kind), Facts: f.facts, Runs: runsOf(f)}
 	}
 	return eng.Fold(ctx, cfg, facts)
 }
 
-// model is the step between loading and evaluating where the build model
-// will be computed from the loaded documents (issue 28); it passes the
-// files on unchanged.
+// maxRuns bounds the files one file is said to run in the table.
+const maxRuns = 256
+
+// runsOf are the files a file runs, by its references (the build model
+// across files: what a ROCm Dockerfile runs is ROCm's).
+func runsOf(f *file) []string {
+	var out []string
+	for _, r := range f.refs {
+		if r.Via == "runs" && !r.Glob && r.Note == "" && len(out) < maxRuns {
+			out = append(out, path.Clean(r.Path))
+		}
+	}
+	return append(out, f.named...)
+}
+
+// model is the step between loading and evaluating: the build model of
+// each file is the loader's (each command's program, directory, fetch and
+// values: loader/model.go), what crosses files is the pack's table (the
+// values a file gives another's build arguments, what runs what); it
+// passes the files on unchanged.
 func model(files []*file) []*file { return files }
 
 // evaluate gives each file's findings from the pack: those of its first

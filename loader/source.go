@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"hash/maphash"
+	"path"
+	"regexp"
 )
 
 // A run need not hold every file's text (issue 16): it keeps of a file its
@@ -146,3 +148,26 @@ func overBound(kind Kind, src []byte) bool {
 // without a UTF-8 byte order mark (a comment at the start of the file
 // must read as a comment).
 func Text(src []byte) []byte { return bytes.TrimPrefix(src, utf8BOM) }
+
+// scriptNameRe is a script file's name as a build file writes it.
+var scriptNameRe = regexp.MustCompile(`[A-Za-z0-9_.\-/]*[A-Za-z0-9_\-]\.(?:sh|bash|py)\b`)
+
+// maxScriptNames bounds the names ScriptNames returns.
+const maxScriptNames = 256
+
+// ScriptNames are the names of the script files a Dockerfile that is not
+// parsed names (its base names, once each): what it copies and runs is of
+// its platform (issue 28), and a Dockerfile that says nothing the rules
+// look for is not parsed to learn it.
+func ScriptNames(src []byte) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range scriptNameRe.FindAll(src, 4*maxScriptNames) {
+		n := path.Base(string(m))
+		if !seen[n] && len(out) < maxScriptNames {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}

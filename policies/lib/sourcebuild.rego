@@ -31,6 +31,7 @@ base_needles(m) := array.concat(array.concat(m.names, m.build_args), m.repositor
 # another file is the source build's too).
 file_facts(m, d) := {
 	"relevant0": is_relevant0(m, d),
+	"mentions": mentions_migration(m, d),
 	"stages": [s | is_relevant0(m, d); d.kind == "dockerfile"; some s in stages_of(m, d)],
 	"targets": [t | is_relevant0(m, d); d.kind == "hcl"; some t, _ in d.targets; lib.source_build_name(m, t)],
 	"arg_repos": [n | is_relevant0(m, d); some n in arg_repo_names(m, d)],
@@ -47,9 +48,13 @@ file_facts(m, d) := {
 }
 
 is_relevant0(m, d) if {
+	mentions_migration(m, d)
+	not own_other_platform(m, d.path)
+} else := false
+
+mentions_migration(m, d) if {
 	buildgate.source_contains(d.path, base_needles(m))
 	lib.in_scope(m, d.path)
-	not own_other_platform(m, d.path)
 } else := false
 
 # vendor is the platform a file's own words show: "platform" (the
@@ -100,6 +105,7 @@ ran_path(c) := c.words[1].value if {
 # names one is about the source build).
 fold(m, files) := {
 	"relevant0": {f.path: true | some f in files; f.facts.sourcebuild[m.package].relevant0 == true},
+	"mentions": {f.path: true | some f in files; object.get(f.facts.sourcebuild[m.package], "mentions", false) == true},
 	"stages_by_doc": {f.path: ss |
 		some f in files
 		ss := f.facts.sourcebuild[m.package].stages
@@ -112,11 +118,12 @@ fold(m, files) := {
 	"vendors": {v | some f in files; v := object.get(f.facts.sourcebuild[m.package], "vendor", ""); v != ""},
 	"run_by": {r: vs |
 		some f in files
-		some r in object.get(f.facts.sourcebuild[m.package], "runs", [])
+		some r in ran(m, f)
 		vs := {v |
 			some g in files
-			r in object.get(g.facts.sourcebuild[m.package], "runs", [])
+			r in ran(m, g)
 			v := g.facts.sourcebuild[m.package].vendor
+			v != ""
 		}
 	},
 } if {
@@ -132,8 +139,8 @@ fold(m, files) := {
 # relevant0 reports whether a file is relevant by the migration's own
 # words (its name tokens, build arguments, repositories).
 relevant0(m, path) if {
-	lib.table(["sourcebuild", m.package, "relevant0", path], false) == true
-	not inherited_other(m, path)
+	lib.table(["sourcebuild", m.package, "mentions", path], false) == true
+	not other_platform(m, path)
 }
 
 # relevant reports whether the source-build rules look into a document: it
@@ -200,8 +207,14 @@ no_own_vendor(m, path) if {
 	not buildgate.code_words(path, object.get(m, "other_platforms", []))
 }
 
-# run_by reports whether a file of vendor v runs the file at path (by
-# its name).
+# ran are what a file runs: the paths the engine gives (its references,
+# input.files[_].runs) and the names of the scripts its commands run.
+ran(m, f) := {r | some r in object.get(f, "runs", [])} | {r | some r in object.get(f.facts.sourcebuild[m.package], "runs", [])}
+
+# run_by reports whether a file of vendor v runs the file at path (by its
+# path, or by its name).
+run_by(m, path, v) if v in lib.table(["sourcebuild", m.package, "run_by", path], [])
+
 run_by(m, path, v) if v in lib.table(["sourcebuild", m.package, "run_by", base_name(path)], [])
 
 # platform_shown reports whether a build file shows the package's platform
