@@ -32,6 +32,13 @@ type file struct {
 	// reduced: parsed for its bounds alone and evaluated as bare
 	// (loader.Unread): never kept, read again in full when it matters.
 	reduced bool
+	// refsOnly: its text holds none of the needles and it was parsed
+	// only for its references (a script, a pipeline, a Dockerfile that
+	// runs what it copies): evaluated as loader.Unread makes it (its
+	// errors and suppressions), a small document kept whatever the
+	// budget. Its full document held until evaluation was most of the
+	// memory of a large repository (netdata: 100 MB live of 120).
+	refsOnly bool
 	// hay is its text as the source builtins search it, until it is
 	// evaluated.
 	hay   []byte
@@ -343,6 +350,13 @@ func (p *phase1) load(ctx context.Context, l *loader.Loader, f discover.File, b 
 		first.reduced = true
 		return p.finish(ctx, first, loader.Unread(loader.Parse(kind, f.Path, src)), src, b)
 	}
+	if first.quiet && !p.parseAll && kind != loader.KindRequirements && kind != loader.KindHCL {
+		// Parsed for its references alone (a bake file's targets are
+		// facts of the repository: it stays whole).
+		doc := loader.Parse(kind, f.Path, src)
+		first.refs, first.refsOnly = loader.References(doc), true
+		return p.finish(ctx, first, loader.Unread(doc), src, b)
+	}
 	return p.finish(ctx, first, loader.Parse(kind, f.Path, src), src, b)
 }
 
@@ -371,7 +385,9 @@ func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src [
 	}
 	f.hay = nil
 	f.suppressions = doc.DocSuppressions()
-	f.refs = loader.References(doc)
+	if !f.refsOnly {
+		f.refs = loader.References(doc)
+	}
 	if b != nil && (f.quiet || f.kind == loader.KindRequirements) && src != nil && p.empty != nil {
 		b.files, b.docs, b.srcs = append(b.files, f), append(b.docs, d), append(b.srcs, src)
 		b.size += len(src)
@@ -456,7 +472,7 @@ func (p *phase1) flush(ctx context.Context, b *batch) error {
 // it should be and the budget allows.
 func (p *phase1) keep(f *file, d engine.Doc, src []byte) {
 	d.Hay = nil
-	if f.bare {
+	if f.bare || f.refsOnly {
 		// A bare document holds nothing; its text, which holds none of
 		// the needles, is at hand as empty (the builtins answer false).
 		d.Source = []byte{}
@@ -467,7 +483,7 @@ func (p *phase1) keep(f *file, d engine.Doc, src []byte) {
 	// within the budget, for a file evaluated again. A bare document is
 	// not kept: it is made again from the text, at no cost worth its
 	// memory (100,000 scripts kept bare held 300 MB).
-	if p.parseAll || f.unread != nil || src == nil || f.kind == loader.KindRequirements || !f.bare && !f.reduced && p.kept.Add(keepCost(src)) <= keepBudget {
+	if p.parseAll || f.unread != nil || src == nil || f.kind == loader.KindRequirements || f.refsOnly || !f.bare && !f.reduced && p.kept.Add(keepCost(src)) <= keepBudget {
 		f.doc = d
 	} else {
 		f.doc = engine.Doc{Path: f.path}
@@ -479,7 +495,7 @@ func (p *phase1) keep(f *file, d engine.Doc, src []byte) {
 // left bare that holds one of the needles the repository's table added,
 // parsed now.
 func (f *file) document(l *loader.Loader, extra []string) (engine.Doc, error) {
-	if f.doc.Value != nil && !f.again && (!f.bare || len(extra) == 0) {
+	if f.doc.Value != nil && !f.again && (!f.bare && !f.refsOnly || len(extra) == 0) {
 		return f.doc, nil
 	}
 	src, err := l.ReadAgain(f.path, f.stamp)
@@ -491,8 +507,14 @@ func (f *file) document(l *loader.Loader, extra []string) (engine.Doc, error) {
 	case f.bare && !engine.ContainsAny(src, extra):
 		doc = loader.Bare(f.kind, f.path, src)
 		src = []byte{}
+	case f.refsOnly && !engine.ContainsAny(src, extra):
+		if f.doc.Value != nil && !f.again {
+			return f.doc, nil
+		}
+		doc = loader.Unread(loader.Parse(f.kind, f.path, src))
+		src = []byte{}
 	default:
-		f.bare = false
+		f.bare, f.refsOnly = false, false
 		doc = loader.Parse(f.kind, f.path, src)
 	}
 	for _, e := range f.notes {

@@ -341,7 +341,7 @@ func evaluate(ctx context.Context, o Options, eng *engine.Engine, cfg, repo ast.
 					errs[again[k]] = err
 					return
 				}
-				if f.bare && !f.again && d.Value == f.doc.Value && whole.Holds(f.reads) {
+				if (f.bare || f.refsOnly) && !f.again && d.Value == f.doc.Value && whole.Holds(f.reads) {
 					return // still bare: its first evaluation holds
 				}
 				if eng.HasUserPolicies() {
