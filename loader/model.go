@@ -556,11 +556,17 @@ func positionals(ws []Word, valued map[string]bool) []Word {
 	return out
 }
 
-// localPath reports whether a pip argument is a local directory or file
-// (".", "./x", "/x", "x/y"), not a requirement or a URL.
+// localPath reports whether a pip argument is a local directory (".",
+// "./x", "/x", "x/y"), not a requirement, a URL, or a built wheel or
+// archive.
 func localPath(v string) bool {
-	if v == "" || strings.Contains(v, "://") || strings.ContainsAny(v, "<>=!~;@ ") || strings.HasPrefix(v, "git+") {
+	if v == "" || strings.Contains(v, "://") || strings.ContainsAny(v, "<>=!~;@ *") || strings.HasPrefix(v, "git+") {
 		return false
+	}
+	for _, ext := range []string{".whl", ".tar.gz", ".tgz", ".zip", ".egg", ".txt"} {
+		if strings.HasSuffix(strings.ToLower(v), ext) {
+			return false
+		}
 	}
 	return v == "." || v == ".." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "/") || strings.Contains(v, "/")
 }

@@ -226,6 +226,8 @@ type shellExtractor struct {
 	root   *dirState
 	dirs   map[syntax.Node]*dirState
 	inEval bool
+	// after are what to do when the walk leaves a node (a cd's change).
+	after map[syntax.Node]func()
 }
 
 // extractScript walks the parses: the script, its comments, the parts not
@@ -339,6 +341,10 @@ func (x *shellExtractor) visit(n syntax.Node) bool {
 	}
 	if n == nil {
 		if len(x.stack) > 0 {
+			if f, ok := x.after[x.stack[len(x.stack)-1]]; ok {
+				delete(x.after, x.stack[len(x.stack)-1])
+				f()
+			}
 			if _, ok := x.stack[len(x.stack)-1].(*syntax.FuncDecl); ok {
 				x.funcs = x.funcs[:len(x.funcs)-1]
 			}

@@ -80,11 +80,22 @@ func (x *shellExtractor) shellDir() *dirState {
 
 // placeDir gives command c the directory it runs in and, when it is cd,
 // pushd or popd, changes the shell's for the commands after it.
-func (x *shellExtractor) placeDir(c *ShellCommand, args []*syntax.Word) {
+func (x *shellExtractor) placeDir(c *ShellCommand, call syntax.Node, args []*syntax.Word) {
 	st := x.shellDir()
 	if st.known {
 		c.Dir = strp(st.dir)
 	}
+	// The change comes after the command's words are expanded (cd
+	// $(mktemp -d): mktemp runs where cd does): when the walk leaves it.
+	if x.after == nil {
+		x.after = map[syntax.Node]func(){}
+	}
+	x.after[call] = func() { x.changeFor(c.Words, st, args) }
+}
+
+// changeFor applies a cd, pushd or popd of words ws to the shell st.
+func (x *shellExtractor) changeFor(ws []Word, st *dirState, args []*syntax.Word) {
+	c := &ShellCommand{Words: ws}
 	e := Effective(*c, nil)
 	if e < 0 {
 		return

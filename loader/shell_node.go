@@ -76,7 +76,7 @@ func (x *shellExtractor) call(n *syntax.CallExpr) {
 		c.Words = append(c.Words, w)
 	}
 	x.placeCommand(&c)
-	x.placeDir(&c, n.Args)
+	x.placeDir(&c, n, n.Args)
 	c.Name = wordValue(c.Words[0])
 	x.script.Commands = append(x.script.Commands, c)
 	x.nested(n.Args)

@@ -56,7 +56,7 @@ needles contains n if {
 
 needles contains n if {
 	some m in lib.migrations
-	some n in sb.known_names(m)
+	some n in sb.name_needles(m)
 }
 
 needles contains f if some f in pin.configured

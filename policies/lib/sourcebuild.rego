@@ -113,7 +113,7 @@ fold(m, files) := {
 	},
 	"all_stages": stages,
 	"targets": targets,
-	"known_names": ((stages | {lower(t) | some t in targets}) | arg_repos),
+	"known_names": (stages | {lower(t) | some t in targets}),
 	"arg_repos": arg_repos,
 	"vendors": {v | some f in files; v := object.get(f.facts.sourcebuild[m.package], "vendor", ""); v != ""},
 	"run_by": {r: vs |
@@ -150,7 +150,7 @@ relevant(m, path) if relevant0(m, path)
 
 relevant(m, path) if {
 	not relevant0(m, path)
-	names := [n | some n in known_names(m)]
+	names := [n | some n in name_needles(m)]
 	count(names) > 0
 	buildgate.source_contains(path, names)
 	lib.in_scope(m, path)
@@ -290,7 +290,7 @@ script_relevant(s, needles) if {
 # the migration's words, the source-build names of the repository, the
 # file's variables that hold the repository and its clone directories.
 doc_needles(m, path) := array.concat(
-	array.concat(base_needles(m), [n | some n in known_names(m)]),
+	array.concat(base_needles(m), [n | some n in name_needles(m)]),
 	array.concat([v | some v in repo_vars(m, path)], [base_name(c) | some c in clone_dests(m, path)]),
 )
 
@@ -327,6 +327,13 @@ targets(m) := {t | some t in lib.table(["sourcebuild", m.package, "targets"], []
 # all_stages are the source-build stages of every Dockerfile in scope.
 all_stages(m) := {s | some s in lib.table(["sourcebuild", m.package, "all_stages"], [])}
 
+# name_needles are what else makes a file relevant: the names of the
+# source build's stages and targets, and of the build arguments another
+# file gives the repository.
+name_needles(m) := known_names(m) | arg_repos(m)
+
+arg_repos(m) := {s | some s in lib.table(["sourcebuild", m.package, "arg_repos"], [])}
+
 # known_names are every stage and target name of the source build in the
 # repository: a script that names one of them is about the source build.
 known_names(m) := {s | some s in lib.table(["sourcebuild", m.package, "known_names"], [])}
@@ -357,9 +364,9 @@ arg_repo_names(m, d) := ({el.key.value |
 } | {n |
 	some s in lib.scripts_of(d)
 	some c in s.script.commands
-	some w in c.words
+	some i, w in c.words
 	v := word_value(w)
-	contains(v, "=")
+	build_arg_word(c, i, v)
 	repo_text(m, v)
 	some n in var_of(v)
 }) | {n |
@@ -370,6 +377,19 @@ arg_repo_names(m, d) := ({el.key.value |
 	repo_text(m, w.value)
 	some n in var_of(w.value)
 }
+
+# build_arg_word: word i of command c (value v) passes a build argument:
+# --build-arg NAME=value (or --build-arg=NAME=value), bake's
+# --set TARGET.args.NAME=value.
+build_arg_word(c, i, v) if {
+	i > 0
+	c.words[i - 1].value in {"--build-arg", "--set"}
+	contains(v, "=")
+}
+
+build_arg_word(_, _, v) if startswith(v, "--build-arg=")
+
+build_arg_word(_, _, v) if contains(v, ".args.")
 
 hcl_names_repo(m, _, el) if lib.mentions_repository(m, el.value_text)
 
@@ -810,6 +830,7 @@ local_wheels(m, path, run, c) := {w |
 	i > 1
 	is_string(w.value)
 	contains(w.value, "/")
+	built_artifact(w.value)
 	not contains(w.value, "://") # a URL is a download or a VCS install, not a local wheel
 	lib.has_token(m, w.value)
 	platform_shown(m, path)
@@ -823,6 +844,12 @@ local_wheels(m, path, run, c) := {w |
 	i > 1
 	startswith(w.text, mt.target)
 }
+
+# built_artifact: a path that is a wheel or an archive built here (a
+# directory installed is a build from source, build_step's).
+built_artifact(p) if regex.match(`(\.whl|\.tar\.gz|\.zip|\.egg|\*)$`, p)
+
+built_artifact(p) if contains(p, "dist/")
 
 # arg_uses are the places a document declares, passes or reads a variable
 # that might be a source-build argument: [{el, name, what}]. The rules
