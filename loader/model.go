@@ -16,8 +16,10 @@ import (
 
 // Fetch is the source a command fetches.
 type Fetch struct {
-	// Kind: "file" (one file of the repository: raw.githubusercontent.com,
-	// …/raw/…, …/blob/…), "clone" (git clone, gh repo clone, git submodule add, an
+	// Kind: "file" (one file of the repository or a page about it:
+	// raw.githubusercontent.com, …/raw/…, …/blob/…, a release asset, an
+	// API call other than an archive's), "copy" (a directory copied or
+	// moved: what was fetched there is then here), "clone" (git clone, gh repo clone, git submodule add, an
 	// svn/hg checkout), "update" (git fetch/pull/remote add into the
 	// repository at the command's directory), "download" (curl, wget,
 	// git archive --remote), "install" (pip/uv install from a VCS or
@@ -30,9 +32,13 @@ type Fetch struct {
 	// host/owner/name in lower case, whatever the URL's spelling.
 	Repository string `json:"repository"`
 	// Into is the directory the source lands in, when known: a clone's
-	// directory resolved against the command's, the directory tar
-	// unpacks a piped download into.
+	// directory resolved against the command's, the directory tar or
+	// unzip unpacks a download into (with a last part of * for the
+	// archive's own top directory: /opt/Mooncake-*).
 	Into *string `json:"into"`
+	// From, for a copy (Kind "copy": cp -r, mv, rsync), is what is
+	// copied to Into.
+	From *string `json:"from,omitempty"`
 	// Pos is the URL's.
 	Pos Pos `json:"pos"`
 }
@@ -47,25 +53,8 @@ func modelCommands(s *Script) {
 		}
 		c.Dirs = dirsOf(c)
 	}
-	// A download piped into tar lands where tar unpacks it.
-	for i := range s.Commands {
-		c := &s.Commands[i]
-		if c.Fetch == nil || c.Fetch.Kind != "download" || c.Fetch.Into != nil || c.Pipeline == nil {
-			continue
-		}
-		for j := i + 1; j < len(s.Commands); j++ {
-			t := s.Commands[j]
-			if t.Pipeline == nil || t.Pipeline.ID != c.Pipeline.ID || t.Pipeline.Pos != c.Pipeline.Pos {
-				continue
-			}
-			if t.Name == "tar" || t.Name == "bsdtar" || t.Name == "unzip" {
-				if d := tarDir(t); d != nil {
-					c.Fetch.Into = d
-				}
-				break
-			}
-		}
-	}
+	unpacked(s)
+	copied(s)
 }
 
 // val is a word's static value or, failing that, its resolved one.
@@ -431,28 +420,6 @@ func contextFetch(c *ShellCommand, tool string, i int) *Fetch {
 	return nil
 }
 
-// tarDir is the directory tar or unzip unpacks into: -C/--directory/-d,
-// else its working directory.
-func tarDir(c ShellCommand) *string {
-	for k := 1; k < len(c.Words); k++ {
-		v, ok := val(c.Words[k])
-		if !ok {
-			continue
-		}
-		switch {
-		case (v == "-C" || v == "--directory" || v == "-d") && k+1 < len(c.Words):
-			d, ok := pathOf(c.Words[k+1])
-			if !ok {
-				return nil
-			}
-			return under(c.Dir, d)
-		case strings.HasPrefix(v, "--directory="):
-			return under(c.Dir, strings.TrimPrefix(v, "--directory="))
-		}
-	}
-	return c.Dir
-}
-
 // dirOptions are the options by which build tools work on a directory
 // other than their own: make -C, cmake -S/-B/--build/--install, ninja
 // -C, meson -C, git -C, go -C, pip/uv's --project and cargo's
@@ -572,8 +539,24 @@ func localPath(v string) bool {
 }
 
 // oneFile reports whether a download URL is one file of a repository (a
-// LICENSE, a script), not its source tree.
+// LICENSE, a script, a release asset) or a page about it (an issue, a
+// release's metadata), not its source tree: on GitHub the source is the
+// repository's own URL, an archive (/archive/, codeload, the API's
+// tarball and zipball).
 func oneFile(u string) bool {
 	l := strings.ToLower(u)
-	return strings.Contains(l, "://raw.githubusercontent.com/") || strings.Contains(l, "/raw/") || strings.Contains(l, "/blob/")
+	if i := strings.IndexAny(l, "?#"); i >= 0 {
+		l = l[:i]
+	}
+	switch {
+	case strings.Contains(l, "://raw.githubusercontent.com/"), strings.Contains(l, "://objects.githubusercontent.com/"),
+		strings.Contains(l, "/raw/"), strings.Contains(l, "/blob/"), strings.Contains(l, "/releases/download/"):
+		return true
+	case strings.Contains(l, "://api.github.com/repos/"):
+		return !strings.Contains(l, "/tarball") && !strings.Contains(l, "/zipball")
+	case strings.Contains(l, "://github.com/"):
+		parts := strings.Split(strings.TrimRight(l[strings.Index(l, "://github.com/")+len("://github.com/"):], "/"), "/")
+		return len(parts) > 2 && parts[2] != "archive" && parts[2] != "tarball" && parts[2] != "zipball"
+	}
+	return false
 }

@@ -129,7 +129,8 @@ func canonical(host, p string) (string, bool) {
 			return ownerRepo("github.com", parts[1:3])
 		}
 		return "", false
-	case "codeload.github.com", "raw.githubusercontent.com", "objects.githubusercontent.com":
+	case "ssh.github.com", "codeload.github.com", "raw.githubusercontent.com", "objects.githubusercontent.com":
+		// ssh.github.com:443 is GitHub's SSH over the HTTPS port.
 		return ownerRepo("github.com", parts)
 	case "gitlab.com":
 		// Groups nest; "/-/" starts a page or an archive of the project.

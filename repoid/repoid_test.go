@@ -17,6 +17,7 @@ func TestOf(t *testing.T) {
 		{"ssh://git@github.com/kvcache-ai/Mooncake", mc},
 		{"ssh://git@github.com:22/kvcache-ai/Mooncake.git", mc},
 		{"git://github.com/kvcache-ai/Mooncake.git", mc},
+		{"ssh://git@ssh.github.com:443/kvcache-ai/Mooncake.git", mc},
 		{"https://github.com//kvcache-ai/./Mooncake", mc},
 		{"https://github.com/other/../kvcache-ai/Mooncake", mc},
 		{"https://github.com/kvcache-ai/%4Dooncake.git", mc},

@@ -35,6 +35,7 @@ file_facts(m, d) := {
 	"stages": [s | is_relevant0(m, d); d.kind == "dockerfile"; some s in stages_of(m, d)],
 	"targets": [t | is_relevant0(m, d); d.kind == "hcl"; some t, _ in d.targets; lib.source_build_name(m, t)],
 	"arg_repos": [n | is_relevant0(m, d); some n in arg_repo_names(m, d)],
+	"context_repos": [n | is_relevant0(m, d); some n in context_repo_names(m, d)],
 	"vendor": vendor_or_none(m, d),
 	"runs": [r | some r in runs(m, d)],
 	"target_stages": [[t, lower(a.value)] |
@@ -115,6 +116,7 @@ fold(m, files) := {
 	"targets": targets,
 	"known_names": (stages | {lower(t) | some t in targets}),
 	"arg_repos": arg_repos,
+	"context_repos": {n | some f in files; some n in object.get(f.facts.sourcebuild[m.package], "context_repos", [])},
 	"vendors": {v | some f in files; v := object.get(f.facts.sourcebuild[m.package], "vendor", ""); v != ""},
 	"run_by": {r: vs |
 		some f in files
@@ -253,9 +255,8 @@ doc_scripts_by_package := {m.package: by_doc |
 
 doc_scripts_of(m, d) := [s |
 	needles := [lower(n) | some n in doc_needles(m, d.path)]
-	dests := clone_dests(m, d.path)
 	some s in lib.scripts_of(d)
-	script_matters(m, s, needles, dests)
+	script_matters(m, s, needles, dests_for(m, d.path, s))
 ]
 
 script_matters(_, s, needles, _) if script_relevant(s, needles)
@@ -377,6 +378,41 @@ arg_repo_names(m, d) := ({el.key.value |
 	repo_text(m, w.value)
 	some n in var_of(w.value)
 }
+
+# context_repo_names are the names of build contexts a file gives the
+# repository: a bake target's contexts = { NAME = "URL" }, a command's
+# --build-context NAME=URL, compose's additional_contexts.
+context_repo_names(m, d) := ({el.key.value |
+	d.kind == "hcl"
+	some x in lib.hcl_attributes(d)
+	x.attr.name == "contexts"
+	some el in x.attr.elements
+	is_string(el.key.value)
+	hcl_names_repo(m, d, el)
+} | {n |
+	some s in lib.scripts_of(d)
+	some c in s.script.commands
+	some i, w in c.words
+	v := word_value(w)
+	context_word(c, i, v)
+	n := split(trim_prefix(v, "--build-context="), "=")[0]
+	repo_text(m, v)
+}) | {n |
+	d.kind == "pipeline"
+	some b in d.builds
+	some w in object.get(b, "contexts", [])
+	is_string(w.value)
+	buildgate.repository(w.value) in repo_ids(m)
+	n := split(w.text, ":")[0]
+}
+
+context_word(c, i, v) if {
+	i > 0
+	c.words[i - 1].value == "--build-context"
+	contains(v, "=")
+}
+
+context_word(_, _, v) if startswith(v, "--build-context=")
 
 # build_arg_word: word i of command c (value v) passes a build argument:
 # --build-arg NAME=value (or --build-arg=NAME=value), bake's
@@ -529,7 +565,7 @@ fetch(m, path, c) := fetch_verbs[c.fetch.kind] if {
 	fork_built(m, path, c)
 } else := word_fetch(m, path, c) if {
 	# One file of the repository (a LICENSE, a script) is not its source.
-	not c.fetch.kind == "file"
+	object.get(c, ["fetch", "kind"], "") != "file"
 }
 
 # fork_built reports whether something is built in the clone of a fork.
@@ -612,23 +648,99 @@ clone_positionals(c) := [w |
 
 option_value(c, i) if c.words[i - 1].value in clone_options
 
-# clone_dests are the directories a document fetches the package's source
-# into (the build model's fetch "into"), and those of the clones of a
-# fork or mirror; for a clone whose URL only a variable of the file holds,
-# its directory (or the repository's name) under the command's.
-clone_dests(m, path) := object.get(clone_dests_by_doc[m.package], path, set())
+# dest_stages are [directory, stage] pairs: each directory a document
+# fetches the package's source into (the build model's fetch "into",
+# for a fork or mirror too; for a clone whose URL a variable holds, its
+# directory), copies or mounts a source tree into, or copies or moves a
+# clone to, with the Dockerfile stage it is in (-1 outside a Dockerfile):
+# a clone in one stage is not in another's filesystem unless that stage
+# is built FROM it.
+dest_stages(m, path) := object.get(dest_stages_by_doc[m.package], path, set())
 
-clone_dests_by_doc := {m.package: {d.path: clone_dests_of(m, d) | some d in docs(m)} | some m in lib.migrations}
+dest_stages_by_doc := {m.package: {d.path: dest_stages_of(m, d) | some d in docs(m)} | some m in lib.migrations}
 
-clone_dests_of(m, d) := fetched | copied_trees(m, d, fetched) if {
+dest_stages_of(m, d) := (fetched | copied) | moved if {
 	fetched := fetched_dests(m, d)
+	copied := copied_trees(m, d, {x[0] | some x in fetched})
+	moved := moved_trees(d, {x[0] | some x in (fetched | copied)})
 }
 
-# copied_trees are the directories a Dockerfile copies or bind-mounts a
-# source tree into: a COPY or ADD (or RUN --mount=type=bind) whose source
-# is a directory named for the repository (third_party/Mooncake) or a
-# clone directory of the file (COPY --from=fetch /opt/src /src).
-copied_trees(m, d, fetched) := {dest |
+# clone_dests are those directories, whatever their stage.
+clone_dests(m, path) := {x[0] | some x in dest_stages(m, path)}
+
+# dests_for are the clone directories script s can work in: in a
+# Dockerfile, those of its stage and of the stages it is built FROM.
+dests_for(m, path, s) := {x[0] | some x in dest_stages(m, path)} if s.doc.kind != "dockerfile"
+
+dests_for(m, path, s) := {x[0] |
+	lineage := stage_lineage(path, script_stage(path, s))
+	some x in dest_stages(m, path)
+	x[1] in lineage
+} if s.doc.kind == "dockerfile"
+
+# script_stage is the index of the Dockerfile stage a script is in (-1
+# for none).
+script_stage(path, s) := i if {
+	is_object(s.run)
+	some i, st in dockerfiles[path].stages
+	lib.within(s.run.pos, st.pos)
+} else := -1
+
+stage_of(path, pos) := i if {
+	some i, st in dockerfiles[path].stages
+	lib.within(pos, st.pos)
+} else := -1
+
+dockerfiles := {d.path: d | some d in lib.documents("dockerfile")}
+
+# stage_lineage: a stage and the stages it is built FROM, by name.
+stage_lineage(path, t) := graph.reachable(stage_graph[path], {t})
+
+stage_graph := {d.path: object.union(edges, {-1: []}) |
+	some d in lib.documents("dockerfile")
+	edges := {i: [j |
+		some j, sj in d.stages
+		j < i
+		sj.name != ""
+		lower(sj.name) == lower(object.get(st.base, "value", ""))
+	] |
+		some i, st in d.stages
+	}
+}
+
+# fetched_dests are [directory, stage] of what the document fetches.
+fetched_dests(m, d) := ({[f.into, -1] |
+	some f in pipeline_fetches(m, d)
+	is_string(f.into)
+} | {[c.fetch.into, script_stage(d.path, s)] |
+	some s in lib.scripts_of(d)
+	some c in s.script.commands
+	is_string(c.fetch.into)
+	fetched(m, c)
+}) | {[into, script_stage(d.path, s)] |
+	some s in lib.scripts_of(d)
+	some c in s.script.commands
+	c.name == "git"
+	not fetched(m, c)
+	word_fetch(m, d.path, c) == "clones"
+	some into in word_dests(m, c)
+}
+
+# word_dests: where a clone whose URL a variable holds lands: the
+# model's directory for it when it knows one, else the directory given
+# (or the repository's name) under the command's.
+word_dests(_, c) := {c.fetch.into} if is_string(c.fetch.into)
+
+word_dests(m, c) := {dir_join(c.dir, dest) | some dest in clone_dest(m, c)} if not is_string(object.get(c, ["fetch", "into"], null))
+
+# copied_trees are the [directory, stage] a Dockerfile copies or
+# bind-mounts a source tree into: a COPY or ADD (or RUN
+# --mount=type=bind) whose source is a directory named for the repository
+# (third_party/Mooncake), a clone directory of the file (COPY
+# --from=fetch /opt/src /src), the repository's URL (ADD <git URL> DEST),
+# or a named context another file gives the repository (bake contexts,
+# --build-context).
+copied_trees(m, d, fetched) := ({[dest, stage_of(d.path, ins.pos)] |
 	d.kind == "dockerfile"
 	some ins in lib.instructions(d)
 	ins.cmd in {"copy", "add"}
@@ -637,12 +749,21 @@ copied_trees(m, d, fetched) := {dest |
 	tree_source(m, fetched, src.value)
 	dest := trim_suffix(ins.args[count(ins.args) - 1].value, "/")
 	is_string(dest)
-} | {mt.target |
+} | {[dest, stage_of(d.path, ins.pos)] |
+	d.kind == "dockerfile"
+	some ins in lib.instructions(d)
+	ins.cmd == "copy"
+	is_string(ins.copy_from.value)
+	ins.copy_from.value in context_repos(m)
+	count(ins.args) > 1
+	dest := trim_suffix(ins.args[count(ins.args) - 1].value, "/")
+	is_string(dest)
+}) | {[mt.target, stage_of(d.path, ins.pos)] |
 	d.kind == "dockerfile"
 	some ins in lib.instructions(d)
 	some mt in object.get(ins, "mounts", [])
 	mt.type == "bind"
-	tree_source(m, fetched, mt.source)
+	mount_tree(m, fetched, mt)
 	mt.target != ""
 }
 
@@ -651,6 +772,42 @@ tree_source(m, _, p) if lower(base_name(p)) in repo_names(m)
 tree_source(_, fetched, p) if {
 	some f in fetched
 	inside(trim_suffix(p, "/"), f)
+}
+
+tree_source(m, _, p) if buildgate.repository(p) in repo_ids(m)
+
+mount_tree(m, fetched, mt) if tree_source(m, fetched, mt.source)
+
+# A mount of a stage's whole filesystem, or of a directory above a
+# clone, holds the clone.
+mount_tree(_, fetched, mt) if {
+	mt.from != ""
+	src := trim_suffix(object.get(mt, "source", ""), "/")
+	some f in fetched
+	startswith(f, "/")
+	inside(f, src)
+}
+
+mount_tree(_, fetched, mt) if {
+	mt.from != ""
+	object.get(mt, "source", "") in {"", "/"}
+	count(fetched) > 0
+}
+
+# context_repos are the named build contexts a file of the repository
+# gives the repository (bake's contexts, --build-context NAME=URL).
+context_repos(m) := {s | some s in lib.table(["sourcebuild", m.package, "context_repos"], [])}
+
+# moved_trees are where a clone is copied or moved (cp -r, mv, rsync:
+# the model's copies).
+moved_trees(d, dests) := {[c.fetch.into, script_stage(d.path, s)] |
+	some s in lib.scripts_of(d)
+	some c in s.script.commands
+	c.fetch.kind == "copy"
+	is_string(c.fetch.from)
+	some f in dests
+	inside(c.fetch.from, f)
+	is_string(c.fetch.into)
 }
 
 # pipeline_fetches are a pipeline's checkouts of the repository (the
@@ -672,25 +829,6 @@ remote_contexts(m, d) := [w |
 	is_string(w.value)
 	buildgate.repository(w.value) in repo_ids(m)
 ]
-
-fetched_dests(m, d) := ({f.into |
-	some f in pipeline_fetches(m, d)
-	is_string(f.into)
-} | {into |
-	some s in lib.scripts_of(d)
-	some c in s.script.commands
-	is_string(c.fetch.into)
-	fetched(m, c)
-	into := c.fetch.into
-}) | {into |
-	some s in lib.scripts_of(d)
-	some c in s.script.commands
-	c.name == "git"
-	not is_object(object.get(c, "fetch", null))
-	word_fetch(m, d.path, c) == "clones"
-	some dest in clone_dest(m, c)
-	into := dir_join(c.dir, dest)
-}
 
 fetched(m, c) if source_fetch(m, c)
 
@@ -739,6 +877,17 @@ in_clone(dests, c) if {
 }
 
 inside(p, d) if p == d
+
+# An archive's own top directory is a pattern (/opt/Mooncake-*): a
+# directory is inside when its first parts match it.
+inside(p, d) if {
+	contains(d, "*")
+	is_string(p)
+	dp := split(d, "/")
+	pp := split(p, "/")
+	count(pp) >= count(dp)
+	glob.match(lower(d), ["/"], lower(concat("/", array.slice(pp, 0, count(dp)))))
+}
 
 inside(p, d) if startswith(p, concat("", [d, "/"]))
 

@@ -33,7 +33,7 @@ deny contains lib.finding(s.doc, c, msg) if {
 deny contains lib.finding(s.doc, c, msg) if {
 	some m in lib.migrations
 	some s in sb.scripts(m)
-	dests := sb.clone_dests(m, s.doc.path)
+	dests := sb.dests_for(m, s.doc.path, s)
 	count(dests) > 0
 	some c in s.script.commands
 	what := sb.build_step(c)
