@@ -47,6 +47,7 @@ type Fetch struct {
 func modelCommands(s *Script) {
 	for i := range s.Commands {
 		c := &s.Commands[i]
+		chdirWrapper(c)
 		c.Fetch = fetchOf(c)
 		if c.Fetch != nil {
 			c.Fetch.Pos = c.Fetch.URL.Pos
@@ -55,6 +56,29 @@ func modelCommands(s *Script) {
 	}
 	unpacked(s)
 	copied(s)
+}
+
+// chdirWrapper gives a command run by env -C DIR (--chdir) or sudo -D
+// DIR (--chdir) that directory.
+func chdirWrapper(c *ShellCommand) {
+	for k := 0; k < len(c.Wrappers); k++ {
+		prog := path.Base(wordValue(c.Wrappers[k]))
+		if prog != "env" && prog != "sudo" {
+			continue
+		}
+		short := map[string]string{"env": "-C", "sudo": "-D"}[prog]
+		for j := k + 1; j < len(c.Wrappers); j++ {
+			v := wordValue(c.Wrappers[j])
+			switch {
+			case (v == short || v == "--chdir") && j+1 < len(c.Wrappers):
+				if d, ok := pathOf(c.Wrappers[j+1]); ok {
+					c.Dir = under(c.Dir, d)
+				}
+			case strings.HasPrefix(v, "--chdir="):
+				c.Dir = under(c.Dir, strings.TrimPrefix(v, "--chdir="))
+			}
+		}
+	}
 }
 
 // val is a word's static value or, failing that, its resolved one.

@@ -66,6 +66,10 @@ type PipelineScript struct {
 	// Every script is parsed as shell; only a POSIX shell's syntax
 	// errors are errors of the file.
 	Shell string `json:"shell"`
+	// Dir is the directory it starts in when the file says (GitHub's
+	// working-directory: a step's, or defaults.run's), absent for the
+	// workspace.
+	Dir string `json:"dir,omitempty"`
 	// Value is the script as the shell gets it.
 	Value  string `json:"value"`
 	Pos    Pos    `json:"pos"`
@@ -193,6 +197,10 @@ type seenKey struct {
 type pipeCtx struct {
 	where string
 	shell string
+	// dir is the working directory its scripts start in (GitHub's
+	// working-directory, a step's or defaults.run's), "" for the
+	// workspace.
+	dir string
 }
 
 func loadPipeline(rel string, src []byte) *PipelineDocument {
@@ -310,7 +318,7 @@ func (p *pipeLoad) walk(n *yaml.Node, ctx pipeCtx) {
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			p.walk(c, pipeCtx{where: fmt.Sprintf("%s[%d]", ctx.where, i), shell: ctx.shell})
+			p.walk(c, pipeCtx{where: fmt.Sprintf("%s[%d]", ctx.where, i), shell: ctx.shell, dir: ctx.dir})
 		}
 	case yaml.MappingNode:
 		p.mapping(n, ctx)
@@ -368,7 +376,7 @@ func (p *pipeLoad) mapping(n *yaml.Node, ctx pipeCtx) {
 		if ctx.where != "" {
 			where = ctx.where + "." + key
 		}
-		child := pipeCtx{where: where, shell: ctx.shell}
+		child := pipeCtx{where: where, shell: ctx.shell, dir: ctx.dir}
 		if top && child.shell == "" && p.gitlabWindows(key, kv[1], ps) {
 			child.shell = "pwsh"
 		}
@@ -417,6 +425,13 @@ func (p *pipeLoad) mappingShell(ps [][2]*yaml.Node, ctx *pipeCtx) (uses string, 
 		case "defaults":
 			if s, ok := defaultShell(kv[1], &p.visits); ok && github {
 				ctx.shell = s
+			}
+			if d, ok := defaultDir(kv[1], &p.visits); ok && github {
+				ctx.dir = d
+			}
+		case "working-directory":
+			if v := deref(kv[1]); github && v != nil && v.Kind == yaml.ScalarNode && !strings.Contains(v.Value, "${{") {
+				ctx.dir = joinDir(".", v.Value)
 			}
 		case "runs-on":
 			if github && ctx.shell == "" && p.runsOnWindows(kv[1], ctx.where) {

@@ -301,7 +301,7 @@ func (p *pipeLoad) script(n *yaml.Node, key string, ctx pipeCtx) {
 	}
 	last := items[len(items)-1]
 	lm := maps[last]
-	ps := PipelineScript{Key: key, Where: ctx.where, Shell: ctx.shell, Value: string(m.text),
+	ps := PipelineScript{Key: key, Where: ctx.where, Shell: ctx.shell, Dir: ctx.dir, Value: string(m.text),
 		Pos: p.idx.span(p.nodeStart(items[0]), p.scalarEnd(last, lm)), Script: newScript()}
 	if !p.full(d) {
 		p.parse(&ps, m)
@@ -375,6 +375,7 @@ func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
 	}
 	src := shellSource{
 		text:   text,
+		dir:    ps.Dir,
 		values: p.envValues(),
 		span:   func(s, e int) Pos { return m.span(p.idx, s, e) },
 		textOf: func(s, e int) string { return m.source(p.idx.src, s, e) },

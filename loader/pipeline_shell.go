@@ -45,6 +45,26 @@ func defaultShell(n *yaml.Node, count *int) (string, bool) {
 	return "", false
 }
 
+// defaultDir is the working-directory of a defaults: run: mapping.
+func defaultDir(n *yaml.Node, count *int) (string, bool) {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return "", false
+	}
+	for _, kv := range pairs(n, count) {
+		r := deref(kv[1])
+		if keyOf(kv[0]) != "run" || r == nil || r.Kind != yaml.MappingNode {
+			continue
+		}
+		for _, kv2 := range pairs(r, count) {
+			if v := deref(kv2[1]); keyOf(kv2[0]) == "working-directory" && v != nil && v.Kind == yaml.ScalarNode && !strings.Contains(v.Value, "${{") {
+				return joinDir(".", v.Value), true
+			}
+		}
+	}
+	return "", false
+}
+
 // windowsName matches a name that says Windows.
 var windowsName = regexp.MustCompile(`(?i)windows|\bwin(32|64)?\b|msvc|powershell|pwsh`)
 

@@ -70,14 +70,33 @@ func pythonCalls(src string, at func(i int) int) []pyCall {
 			locs = append(locs, l)
 		}
 	}
+	chdirs := pyChdirRe.FindAllStringSubmatchIndex(src, maxPyCalls)
 	var out []pyCall
 	for _, l := range locs {
-		if c, ok := pyCallAt(src, l[1], at); ok {
-			out = append(out, c)
+		c, ok := pyCallAt(src, l[1], at)
+		if !ok {
+			continue
 		}
+		// os.chdir("…") before the call, in the text's order.
+		dir := "."
+		for _, m := range chdirs {
+			if m[0] < l[0] {
+				dir = joinDir(dir, src[m[4]:m[5]])
+			}
+		}
+		if c.dir != "" {
+			dir = joinDir(dir, c.dir)
+		}
+		if dir != "." {
+			c.dir = dir
+		}
+		out = append(out, c)
 	}
 	return out
 }
+
+// pyChdirRe is os.chdir of a string literal.
+var pyChdirRe = regexp.MustCompile(`\bos\.chdir\(\s*(['"])([^'"\\\n]+)['"]\s*\)`)
 
 // pyCallAt reads the arguments of a call whose "(" ends at i.
 func pyCallAt(src string, i int, at func(int) int) (pyCall, bool) {

@@ -228,6 +228,12 @@ type shellExtractor struct {
 	inEval bool
 	// after are what to do when the walk leaves a node (a cd's change).
 	after map[syntax.Node]func()
+	// callArgs are the static words the calls of each function of the
+	// script pass it (shell_args.go), made when first asked.
+	callArgs map[string][]*string
+	// posArgs are the $0, $1 … of the script the next nestedScript
+	// reads (sh -c 'SCRIPT' ARG0 ARG1).
+	posArgs map[string]string
 }
 
 // extractScript walks the parses: the script, its comments, the parts not

@@ -207,6 +207,9 @@ var bracedVar = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // joinDir is dir/rel, cleaned ("." for the start).
 func joinDir(dir, rel string) string {
+	if strings.HasPrefix(rel, "/") {
+		return path.Clean(rel)
+	}
 	return path.Join(dir, rel)
 }
 

@@ -37,6 +37,11 @@ func expandAliases(s *Script) {
 			}
 			continue
 		}
+		if arr := arrayCommand(s, i, c.Words[0]); arr != nil {
+			c.Words = append(arr, c.Words[1:]...)
+			c.Name = wordValue(c.Words[0])
+			continue
+		}
 		a, ok := aliases[wordValue(c.Words[0])]
 		if !ok || strings.TrimSpace(*a.Value) == "" {
 			continue
@@ -48,6 +53,41 @@ func expandAliases(s *Script) {
 		c.Words = append(fields, c.Words[1:]...)
 		c.Name = wordValue(c.Words[0])
 	}
+}
+
+// arrayCommand is the words of an array a command runs as its words
+// ("${cmd[@]}"), when the last assignment of the array before it has
+// static elements; each at the place of the command's word.
+func arrayCommand(s *Script, at int, w Word) []Word {
+	t := strings.Trim(w.Text, `"`)
+	if !strings.HasPrefix(t, "${") || !(strings.HasSuffix(t, "[@]}") || strings.HasSuffix(t, "[*]}")) {
+		return nil
+	}
+	name := t[2 : len(t)-4]
+	pos := s.Commands[at].Pos
+	for k := len(s.Assignments) - 1; k >= 0; k-- {
+		a := s.Assignments[k]
+		if a.Name != name || !before(a.Pos, pos) {
+			continue
+		}
+		if a.Array == nil || len(a.Array) == 0 || a.Append {
+			return nil
+		}
+		var out []Word
+		for _, e := range a.Array {
+			if e.Value == nil {
+				return nil
+			}
+			out = append(out, Word{Text: w.Text, Value: e.Value, Pos: w.Pos})
+		}
+		return out
+	}
+	return nil
+}
+
+// before reports whether position a starts before position b.
+func before(a, b Pos) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
 }
 
 // echoed is what a command substitution of echo prints when its words are

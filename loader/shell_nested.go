@@ -3,6 +3,7 @@ package loader
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -168,6 +169,10 @@ func (x *shellExtractor) staticValue(p *syntax.ParamExp) (string, bool) {
 		return "", false
 	}
 	name := p.Param.Value
+	if positional(name) && x.function() != "" {
+		// $1 … of a function: the word every call of it passes.
+		return x.funcArg(x.function(), name)
+	}
 	for i := len(x.script.Assignments) - 1; i >= 0; i-- {
 		a := x.script.Assignments[i]
 		if a.Name != name {
@@ -422,7 +427,20 @@ func (x *shellExtractor) nested(args []*syntax.Word) {
 	if i == sh || i > sh && suInline(args[i]) > 0 && !isOptionArgOfSu(args, i) {
 		skip = suInline(args[i])
 	}
+	// sh -c 'SCRIPT' ARG0 ARG1 …: the script's $0, $1 ….
+	if skip == 0 && i+1 < len(args) && i > sh {
+		pos := map[string]string{}
+		for k, a := range args[i+1:] {
+			if v, ok := wordLiteral(a); ok && k < 10 {
+				pos[strconv.Itoa(k)] = v
+			} else if r, ok := x.resolve(a); ok && k < 10 {
+				pos[strconv.Itoa(k)] = r
+			}
+		}
+		x.posArgs = pos
+	}
 	x.nestedScript(args[sh], args[i], x.nestedText(args[i], skip))
+	x.posArgs = nil
 }
 
 // isOptionArgOfSu reports whether args[i] follows a separate -c or
@@ -473,7 +491,18 @@ func (x *shellExtractor) nestedScript(sh, at *syntax.Word, t nestedText) {
 	if *x.nestedParser == nil {
 		*x.nestedParser = newShellParser()
 	}
-	src := shellSource{text: t.text, parser: *x.nestedParser, values: x.src.values,
+	values := x.src.values
+	if len(x.posArgs) > 0 {
+		values = make(map[string]string, len(x.src.values)+len(x.posArgs))
+		for k, v := range x.src.values {
+			values[k] = v
+		}
+		for k, v := range x.posArgs {
+			values[k] = v
+		}
+		x.posArgs = nil
+	}
+	src := shellSource{text: t.text, parser: *x.nestedParser, values: values,
 		span: func(s, e int) Pos { return x.src.span(outerRange(s, e)) },
 		textOf: func(s, e int) string {
 			os, oe := outerRange(s, e)

@@ -24,7 +24,7 @@ func (x *shellExtractor) writtenScript(st *syntax.Stmt) {
 	}
 	name, _ := wordLiteral(call.Args[0])
 	name = path.Base(name)
-	if name != "cat" && name != "tee" {
+	if name != "cat" && name != "tee" && name != "install" && name != "dd" {
 		return
 	}
 	var file string
@@ -37,11 +37,27 @@ func (x *shellExtractor) writtenScript(st *syntax.Stmt) {
 			file, _ = wordLiteral(r.Word)
 		}
 	}
-	if name == "tee" {
+	switch name {
+	case "tee":
 		for _, a := range call.Args[1:] {
 			if v, ok := wordLiteral(a); ok && !strings.HasPrefix(v, "-") {
 				file = v
 				break
+			}
+		}
+	case "install":
+		// install [-m MODE] /dev/stdin FILE: the last word, when the
+		// source is standard input.
+		if n := len(call.Args); n >= 3 {
+			src, _ := wordLiteral(call.Args[n-2])
+			if stdinPaths[src] || src == "-" {
+				file, _ = wordLiteral(call.Args[n-1])
+			}
+		}
+	case "dd":
+		for _, a := range call.Args[1:] {
+			if v, ok := wordLiteral(a); ok && strings.HasPrefix(v, "of=") {
+				file = strings.TrimPrefix(v, "of=")
 			}
 		}
 	}

@@ -33,6 +33,11 @@ element_text(el) := t if {
 # documents of one kind: those the rules report on.
 documents(kind) := object.get(documents_by_kind, kind, [])
 
+# document is the document at a path.
+document(path) := documents_by_path[path]
+
+documents_by_path := {d.path: d | some d in input.documents}
+
 # table is the value at path of the repository's table
 # (data.buildgate.facts), or dflt where the table has none. In the
 # engine's evaluation of a file the engine's table is read through

@@ -331,7 +331,7 @@ all_stages(m) := {s | some s in lib.table(["sourcebuild", m.package, "all_stages
 # name_needles are what else makes a file relevant: the names of the
 # source build's stages and targets, and of the build arguments another
 # file gives the repository.
-name_needles(m) := known_names(m) | arg_repos(m)
+name_needles(m) := (known_names(m) | arg_repos(m)) | context_repos(m)
 
 arg_repos(m) := {s | some s in lib.table(["sourcebuild", m.package, "arg_repos"], [])}
 
@@ -514,8 +514,10 @@ repo_word(m, _, w) if {
 	lib.mentions_repository(m, w.value)
 }
 
+# A variable that holds the repository: the value the file gives it
+# (another repository's, a default) is not what it holds when a build
+# argument or another file gives it the repository.
 repo_word(m, path, w) if {
-	not other_repository(m, w)
 	some v in repo_vars(m, path)
 	lib.expands(w.text, v)
 }
@@ -961,6 +963,20 @@ build_step(c) := "builds a wheel" if {
 	c.words[1].value == "wheel"
 }
 
+build_step(c) := "builds a wheel" if {
+	regex.match(`^python[0-9.]*$`, c.name)
+	some i, w in c.words
+	w.value == "-m"
+	c.words[i + 1].value == "pip"
+	c.words[i + 2].value == "wheel"
+}
+
+build_step(c) := "builds a wheel" if {
+	c.name == "uv"
+	count(c.words) > 1
+	c.words[1].value == "build"
+}
+
 build_step(c) := "checks out" if {
 	c.name == "git"
 	count(c.words) > 1
@@ -980,6 +996,7 @@ local_wheels(m, path, run, c) := {w |
 	is_string(w.value)
 	contains(w.value, "/")
 	built_artifact(w.value)
+	not downloaded(path, w.value)
 	not contains(w.value, "://") # a URL is a download or a VCS install, not a local wheel
 	lib.has_token(m, w.value)
 	platform_shown(m, path)
@@ -992,6 +1009,21 @@ local_wheels(m, path, run, c) := {w |
 	some i, w in c.words
 	i > 1
 	startswith(w.text, mt.target)
+}
+
+# downloaded reports whether a wheel path is under a directory a pip
+# download of the same file writes (pip download -d DIR: the published
+# wheel, not one built here).
+downloaded(path, p) if {
+	some s in lib.scripts_of(lib.document(path))
+	some c in s.script.commands
+	c.name in {"pip", "pip3", "uv"}
+	some i, w in c.words
+	w.value in {"-d", "--dest", "--destination-directory"}
+	d := trim_suffix(c.words[i + 1].value, "/")
+	startswith(p, concat("", [d, "/"]))
+	some x in c.words
+	x.value == "download"
 }
 
 # built_artifact: a path that is a wheel or an archive built here (a

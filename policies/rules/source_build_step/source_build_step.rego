@@ -58,7 +58,7 @@ deny contains lib.finding(d, ins, msg) if {
 	some ins in lib.instructions(d)
 	ins.cmd in {"run", "add"}
 	not is_object(ins.shell)
-	lib.mentions_repository(m, ins.original)
+	fetches_repository(m, ins)
 	msg := sprintf("`%s` fetches the source of %s; %s", [upper(ins.cmd), m.package, lib.remedy(m)])
 }
 
@@ -76,6 +76,15 @@ deny contains lib.finding(d, w, msg) if {
 	some d in sb.docs_of_kind(m, "pipeline")
 	some w in sb.remote_contexts(m, d)
 	msg := sprintf("`%s` builds from the source repository of %s; %s", [w.text, m.package, lib.remedy(m)])
+}
+
+fetches_repository(m, ins) if lib.mentions_repository(m, ins.original)
+
+# ADD of the repository in any spelling (git@github.com:…, a port).
+fetches_repository(m, ins) if {
+	not lib.mentions_repository(m, ins.original)
+	some a in ins.args
+	buildgate.repository(a.value) in sb.repo_ids(m)
 }
 
 # A bake target whose build context is the repository.
