@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -130,7 +131,7 @@ func (r *Refs) Follow(from string, refs []loader.FileRef) ([]File, map[string][]
 			kind = loader.KindPipeline
 		}
 		for _, m := range matches {
-			if ref.Shebang && !r.shellShebang(m) {
+			if ref.Shebang && !r.shellShebang(m) || ref.NotForeign && r.foreignShebang(m) {
 				continue // another language's program: not a build file
 			}
 			if had, ok := r.seen[m]; ok {
@@ -164,6 +165,22 @@ func (r *Refs) shellShebang(rel string) bool {
 	}
 	k, ok := loader.DetectContent(head)
 	return ok && k == loader.KindShell
+}
+
+// foreignShebang reports whether a file's first line is the #! of a
+// program that is not a shell.
+func (r *Refs) foreignShebang(rel string) bool {
+	f, err := safefile.OpenNamed(r.root, filepath.Join(r.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head, err := safefile.Head(f, 256)
+	if err != nil || !bytes.HasPrefix(head, []byte("#!")) {
+		return false
+	}
+	k, ok := loader.DetectContent(head)
+	return !ok || k != loader.KindShell
 }
 
 // kindConflict is said at a reference that has a file read as another kind

@@ -3,6 +3,7 @@ package loader
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 )
 
 // A Dockerfile can be written inside another file: bake's
@@ -118,7 +119,14 @@ func (h *hclLoad) hclInline(doc *HCLDocument) {
 			continue
 		}
 		for _, a := range b.Attributes {
-			if a.Name != "dockerfile-inline" || !a.Static || n >= maxInlineDockerfiles {
+			if a.Name != "dockerfile-inline" || !a.Static {
+				continue
+			}
+			if n >= maxInlineDockerfiles {
+				if n == maxInlineDockerfiles {
+					doc.Errors = append(doc.Errors, Error{Message: fmt.Sprintf("this file holds more than %d inline Dockerfiles: this one and the rest are not read (see docs/robustness.md)", maxInlineDockerfiles), Pos: a.Pos})
+				}
+				n++
 				continue
 			}
 			var value string
@@ -141,6 +149,51 @@ func (h *hclLoad) hclInline(doc *HCLDocument) {
 			scripts, errs := inlineDockerfile(doc.Path, h.src, value, keep, a.Pos, "target."+wordValue(b.Labels[0])+".dockerfile-inline")
 			doc.Scripts = append(doc.Scripts, scripts...)
 			doc.Errors = append(doc.Errors, errs...)
+		}
+	}
+}
+
+// inlineShifted parses a Dockerfile given as a value whose line L, column
+// C is the file's line L+dl, column C+dc, and places its elements there.
+func inlineShifted(rel, value string, dl, dc int, where string) ([]InlineScript, []Error) {
+	keep := make([]int, len(value))
+	for i := range keep {
+		keep[i] = i
+	}
+	scripts, errs := inlineDockerfile(rel, []byte(value), value, keep, Pos{}, where)
+	for i := range scripts {
+		shiftPositions(reflect.ValueOf(&scripts[i]).Elem(), dl, dc)
+	}
+	for i := range errs {
+		shiftPositions(reflect.ValueOf(&errs[i]).Elem(), dl, dc)
+	}
+	return scripts, errs
+}
+
+var posType = reflect.TypeOf(Pos{})
+
+// shiftPositions moves every Pos inside v by dl lines and dc columns.
+func shiftPositions(v reflect.Value, dl, dc int) {
+	switch v.Kind() {
+	case reflect.Struct:
+		if v.Type() == posType {
+			p := v.Addr().Interface().(*Pos)
+			p.Line, p.EndLine = p.Line+dl, p.EndLine+dl
+			p.Column, p.EndColumn = p.Column+dc, p.EndColumn+dc
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				shiftPositions(v.Field(i), dl, dc)
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			shiftPositions(v.Index(i), dl, dc)
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			shiftPositions(v.Elem(), dl, dc)
 		}
 	}
 }

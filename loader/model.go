@@ -473,6 +473,11 @@ func dirsOf(c *ShellCommand) []string {
 			out = append(out, *d)
 		}
 	}
+	if strings.Contains(c.Name, "/") && !interpreters[name] {
+		// A program run by its path works where it lies (its own
+		// repository's script).
+		add(path.Dir(c.Name))
+	}
 	opts := dirOptions[name]
 	for k := 1; k < len(c.Words); k++ {
 		v, ok := val(c.Words[k])
@@ -514,6 +519,13 @@ func dirsOf(c *ShellCommand) []string {
 				if d, ok := val(c.Words[k+1]); ok && localPath(d) {
 					add(d)
 				}
+			}
+		}
+	case interpreters[name] && len(c.Words) > 1:
+		// bash /opt/mc/dependencies.sh: the script's directory.
+		if j := scriptArg(c.Words); j > 0 {
+			if v, ok := pathOf(c.Words[j]); ok && strings.Contains(v, "/") {
+				add(path.Dir(v))
 			}
 		}
 	case strings.HasPrefix(name, "python"):

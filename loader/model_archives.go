@@ -46,15 +46,31 @@ func unpacked(s *Script) {
 // savedFile is the file a download writes (curl -o F / --output F, wget -O
 // F), resolved against its directory.
 func savedFile(c ShellCommand) *string {
-	for k := 1; k+1 < len(c.Words); k++ {
+	wget := path.Base(c.Name) == "wget"
+	remoteName := wget
+	for k := 1; k < len(c.Words); k++ {
 		v, _ := val(c.Words[k])
-		if v == "-o" || v == "--output" || v == "-O" && path.Base(c.Name) == "wget" || v == "--output-document" {
+		switch {
+		case (v == "-o" || v == "--output" || v == "-O" && wget || v == "--output-document") && k+1 < len(c.Words):
 			if f, ok := pathOf(c.Words[k+1]); ok && f != "-" {
 				return under(c.Dir, f)
 			}
+			return nil
+		case v == "-O" || v == "--remote-name" || strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "O") && !wget:
+			remoteName = true // curl -O, -LO: the URL's last part
 		}
 	}
-	return nil
+	if !remoteName || c.Fetch == nil {
+		return nil
+	}
+	u, ok := val(c.Fetch.URL)
+	if !ok {
+		return nil
+	}
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	return under(c.Dir, path.Base(u))
 }
 
 // unpacks reports whether tar or unzip reads the archive file f.

@@ -164,6 +164,8 @@ type pipeLoad struct {
 	// those of the whole document, read before the walk (envValues).
 	vals, later map[string]string
 	valsUpTo    int
+	// inlines counts the inline Dockerfiles of a compose file read.
+	inlines int
 	// seenEnv are the env entries read, by key node.
 	seenEnv map[*yaml.Node]bool
 	// maps are the scalars mapped, by node (an anchor used many times

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -149,7 +150,13 @@ func (p *pipeLoad) composeBuild(b *yaml.Node, where string) {
 		}
 	}
 	if inline != nil && inline.Kind == yaml.ScalarNode {
-		p.composeInline(inline, where)
+		if p.inlines++; p.inlines > maxInlineDockerfiles {
+			if p.inlines == maxInlineDockerfiles+1 {
+				p.doc.Errors = append(p.doc.Errors, Error{Message: fmt.Sprintf("this file holds more than %d inline Dockerfiles: this one and the rest are not read (see docs/robustness.md)", maxInlineDockerfiles), Pos: p.nodePos(inline)})
+			}
+		} else {
+			p.composeInline(inline, where)
+		}
 	} else if !strings.Contains(context, "://") && !strings.Contains(dockerfile, "$") {
 		df := dockerfile
 		if !strings.HasPrefix(df, "/") {
@@ -200,20 +207,45 @@ func (p *pipeLoad) composeInline(v *yaml.Node, where string) {
 		p.unmapped(v, "this Dockerfile")
 		return
 	}
-	var keep []int
-	if string(m.text) == v.Value {
-		keep = make([]int, len(m.text))
-		for i := range keep {
-			keep[i] = int(m.from[i])
-			if int(m.to[i])-int(m.from[i]) != 1 && m.text[i] != '\n' {
-				keep = nil
-				break
-			}
-		}
+	var scripts []InlineScript
+	var errs []Error
+	if dl, dc, ok := p.blockShift(m, v.Value); ok {
+		// A block scalar: the Dockerfile is the file's lines less one
+		// indentation, parsed as the compose file gives it and placed
+		// back (a heredoc's terminator is at its line's start only so).
+		scripts, errs = inlineShifted(p.doc.Path, v.Value, dl, dc, where+".dockerfile_inline")
+	} else {
+		scripts, errs = inlineDockerfile(p.doc.Path, p.idx.src, v.Value, nil, p.nodePos(v), where+".dockerfile_inline")
 	}
-	scripts, errs := inlineDockerfile(p.doc.Path, p.idx.src, v.Value, keep, p.nodePos(v), where+".dockerfile_inline")
 	for _, s := range scripts {
 		p.doc.Scripts = append(p.doc.Scripts, PipelineScript{Key: "dockerfile_inline", Where: s.Where, Value: s.Instruction, Pos: s.Pos, Script: s.Script})
 	}
 	p.doc.Errors = append(p.doc.Errors, errs...)
+}
+
+// blockShift is the lines and columns a block scalar's text is shifted by
+// in the file, when every byte of it is the file's at one indentation.
+func (p *pipeLoad) blockShift(m *scalarMap, value string) (int, int, bool) {
+	if string(m.text) != value || len(m.text) == 0 {
+		return 0, 0, false
+	}
+	dl, dc := -1, -1
+	line, col := 1, 1
+	for i, b := range m.text {
+		if b != '\n' {
+			if int(m.to[i])-int(m.from[i]) != 1 {
+				return 0, 0, false
+			}
+			pos := p.idx.span(int(m.from[i]), int(m.to[i]))
+			if dl < 0 {
+				dl, dc = pos.Line-line, pos.Column-col
+			} else if pos.Line-line != dl || pos.Column-col != dc {
+				return 0, 0, false
+			}
+			col++
+			continue
+		}
+		line, col = line+1, 1
+	}
+	return dl, dc, dl >= 0
 }

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"path"
 	"regexp"
 	"strings"
@@ -65,24 +66,34 @@ func loadRecipes(rel string, src []byte, flavor string) *ShellDocument {
 	} else {
 		lines = justRecipes(text, values)
 	}
-	budget := min(max(len(src), 64<<10), maxNestedBytes)
-	for _, l := range lines {
-		start := l.start
-		ss := shellSource{text: text[start:l.end], values: values, budget: &budget, span: func(s, e int) Pos { return idx.span(start+s, start+e) },
-			textOf: func(s, e int) string { return string(src[start+s : start+e]) }}
-		parses, errs, bound := parseShell(ss)
-		script, comments, werrs, serrs := extractScript(ss, parses)
-		doc.Script.merge(script)
-		doc.Comments = append(doc.Comments, comments...)
-		for i := range errs {
-			errs[i].Message = "in this " + flavor + " recipe: " + errs[i].Message
-		}
-		doc.Errors = append(append(append(append(doc.Errors, errs...), bound...), werrs...), serrs...)
-		if len(doc.Script.Commands) > maxShellWords {
-			doc.Errors = append(doc.Errors, Error{Message: capError("recipe commands", len(doc.Script.Commands), maxShellWords), Pos: idx.span(start, start)})
-			break
+	// One parse of the recipes, everything else blanked (every byte at
+	// its place); each logical line starts a shell of its own.
+	virt := make([]byte, len(text))
+	for i, c := range text {
+		if c == '\n' {
+			virt[i] = '\n'
+		} else {
+			virt[i] = ' '
 		}
 	}
+	starts := make([]int, 0, len(lines))
+	for _, l := range lines {
+		copy(virt[l.start:l.end], text[l.start:l.end])
+		starts = append(starts, l.start)
+	}
+	if n := bytes.Count(virt, []byte{'$'}) + bytes.Count(virt, []byte{'`'}); n > maxShellWords {
+		doc.Errors = append(doc.Errors, Error{Message: capError("expansions and substitutions ($ and `)", n, maxShellWords), Pos: idx.span(0, 0)})
+		return doc
+	}
+	ss := shellSource{text: virt, values: values, span: idx.span, lineShells: starts,
+		textOf: func(s, e int) string { return string(src[s:e]) }}
+	parses, errs, bound := parseShell(ss)
+	for i := range errs {
+		errs[i].Message = "in this " + flavor + " recipe: " + errs[i].Message
+	}
+	var werrs, serrs []Error
+	doc.Script, doc.Comments, werrs, serrs = extractScript(ss, parses)
+	doc.Errors = append(append(append(append(doc.Errors, errs...), bound...), werrs...), serrs...)
 	return doc
 }
 
@@ -185,17 +196,49 @@ func makeRewrite(text []byte, s, e int) {
 		case c == '$':
 			text[i] = ' '
 			i++
-		case c == '(':
+		case c == '(' || c == '{':
 			if m := makeVarRef.FindSubmatchIndex(text[i:e]); m != nil && m[0] == 0 {
 				text[i+1] = '{'
 				text[i+m[1]-1] = '}'
 				i += m[1] - 1
+			} else if end := makeCall(text, i+2, e, map[byte]byte{'(': ')', '{': '}'}[c]); end > 0 {
+				// A make function ($(shell …), $(wildcard …)): a value
+				// make computes, a word of underscores to the shell.
+				for k := i; k < end; k++ {
+					text[k] = '_'
+				}
+				i = end - 1
 			}
 		case strings.IndexByte("@<^?*%+|", c) >= 0:
 			text[i+1] = '_'
 			i++
 		}
 	}
+}
+
+// makeCall is the end (after its closing bracket) of a make function call
+// whose name starts at s ($(shell …)), or -1.
+func makeCall(text []byte, s, e int, closer byte) int {
+	k := s
+	for k < e && (text[k] >= 'a' && text[k] <= 'z' || text[k] == '-') {
+		k++
+	}
+	if k == s || k >= e || text[k] != ' ' && text[k] != '\t' {
+		return -1
+	}
+	depth := 1
+	opener := map[byte]byte{')': '(', '}': '{'}[closer]
+	for ; k < e; k++ {
+		switch text[k] {
+		case opener:
+			depth++
+		case closer:
+			if depth--; depth == 0 {
+				return k + 1
+			}
+		}
+	}
+	return -1
 }
 
 // justRecipes finds a justfile's recipe bodies (the indented lines after a
@@ -237,6 +280,7 @@ func justRecipes(text []byte, values map[string]string) []recipeLine {
 		if shebang && !nestedShells[shebangProgram(first[2:])] {
 			continue // a recipe in another language
 		}
+		continued := false
 		for _, k := range body {
 			s, e := ls[k][0], ls[k][1]
 			for s < e && (text[s] == ' ' || text[s] == '\t') {
@@ -247,11 +291,14 @@ func justRecipes(text []byte, values map[string]string) []recipeLine {
 				s++
 			}
 			justRewrite(text, s, e)
-			if shebang && len(out) > 0 && k != body[0] {
+			// A #! recipe is one script; a line ending in \ goes on
+			// on the next (one shell).
+			if len(out) > 0 && k != body[0] && (shebang || continued) {
 				out[len(out)-1].end = e
-				continue
+			} else {
+				out = append(out, recipeLine{ls[k][0], e})
 			}
-			out = append(out, recipeLine{ls[k][0], e})
+			continued = strings.HasSuffix(strings.TrimRight(string(text[ls[k][0]:e]), "\r"), `\`)
 		}
 	}
 	return out

@@ -38,6 +38,10 @@ type FileRef struct {
 	// Kind only when its first line is a shell's #! (the kernel runs it
 	// by that line whatever its name: ./ci/build.rocm).
 	Shebang bool
+	// NotForeign: the file is run by its path and read as Kind unless
+	// its #! names another program (a file without one is run by the
+	// shell: a Makefile's hack/check with #!/usr/bin/perl is not).
+	NotForeign bool
 	// raw is the path as written when it holds variables: References
 	// resolves it with the values its file gives them (refs_values.go).
 	raw string
@@ -336,7 +340,11 @@ func commandRefs(s Script, dir string) []FileRef {
 				add(ws[j], "runs", KindShell)
 			}
 		case runByPath(wordValue(ws[0])):
+			n := len(out)
 			add(ws[0], "runs", KindShell)
+			for k := n; k < len(out); k++ {
+				out[k].NotForeign = true
+			}
 		case runsProgram(wordValue(ws[0])):
 			n := len(out)
 			add(ws[0], "runs", KindShell)

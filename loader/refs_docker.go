@@ -196,7 +196,7 @@ func runsName(src []byte, name string) bool {
 		}
 		prev, sep := prevWord(src, start)
 		pathRun := bytes.Contains(tok, []byte("/")) && (sep || prev == "RUN" || prev == "run" || prev == "exec" || prev == "sudo")
-		if pathRun || interpreters[prev] {
+		if pathRun || interpreters[prev] || isPython(prev) {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package loader
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -185,6 +186,10 @@ type shellSource struct {
 	// run": "."), a Dockerfile RUN's WORKDIR.
 	dir        string
 	dirUnknown bool
+	// lineShells, when set, are the offsets where each line of a
+	// Makefile's or a justfile's recipes starts: each runs in a shell of
+	// its own (its cd is gone on the next line).
+	lineShells []int
 	// rest is the file's text after the script (a Dockerfile's after
 	// the RUN), where a script written to a file may be run
 	// (shell_written.go).
@@ -256,13 +261,16 @@ func extractScript(src shellSource, parses []shellParse) (Script, []Word, []Erro
 func extractWith(src shellSource, parses []shellParse, budget *int) (Script, []Word, []Error, []Error) {
 	var parser *syntax.Parser
 	x := &shellExtractor{src: src, str: string(src.text), script: newScript(), comments: []Word{}, nestedBudget: budget, nestedParser: &parser, parses: parses}
-	x.root = &dirState{dir: ".", known: true}
-	if src.dir != "" {
-		x.root.dir = src.dir
-	}
-	x.root.known = !src.dirUnknown
+	x.root = &dirState{dir: x.root0(), known: !src.dirUnknown}
+	line := -1
 	for _, p := range parses {
 		for _, s := range p.stmts {
+			if src.lineShells != nil {
+				if l := sort.SearchInts(src.lineShells, x.off(s.Pos())+1) - 1; l != line {
+					line = l
+					x.root, x.dirs = &dirState{dir: x.root0(), known: !src.dirUnknown}, nil
+				}
+			}
 			syntax.Walk(s, x.visit)
 		}
 		for i := range p.comments {
@@ -277,6 +285,14 @@ func extractWith(src shellSource, parses []shellParse, budget *int) (Script, []W
 }
 
 func (x *shellExtractor) off(p syntax.Pos) int { return int(p.Offset()) }
+
+// root0 is the directory the script starts in.
+func (x *shellExtractor) root0() string {
+	if x.src.dir != "" {
+		return x.src.dir
+	}
+	return "."
+}
 
 // nodeSpan is the position of a node: every element the document holds
 // has one, so this is where elements are counted for maxShellWords.

@@ -1,7 +1,9 @@
 package loader
 
 import (
+	"path"
 	"strconv"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -92,4 +94,52 @@ func (x *shellExtractor) scanCalls() {
 			})
 		}
 	}
+}
+
+// wrapperVar reports whether a command's first word is an unquoted
+// expansion of a variable every assignment of the script gives a
+// wrapper's name or nothing (SUDO=sudo, SUDO=""): what runs is the
+// command after it.
+func (x *shellExtractor) wrapperVar(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	p, ok := w.Parts[0].(*syntax.ParamExp)
+	if !ok || p.Param == nil || p.Exp != nil || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Length || p.Excl {
+		return false
+	}
+	name := p.Param.Value
+	seen := false
+	all := true
+	for _, pr := range x.parses {
+		for _, st := range pr.stmts {
+			syntax.Walk(st, func(n syntax.Node) bool {
+				a, ok := n.(*syntax.Assign)
+				if !ok || a.Name == nil || a.Name.Value != name {
+					return all
+				}
+				seen = true
+				v := ""
+				if a.Value != nil {
+					var lit bool
+					if v, lit = wordLiteral(a.Value); !lit {
+						all = false
+						return false
+					}
+				}
+				f := strings.Fields(v)
+				if len(f) > 1 || len(f) == 1 && !isWrapperName(f[0]) {
+					all = false
+				}
+				return all
+			})
+		}
+	}
+	return seen && all
+}
+
+// isWrapperName reports whether a program is one of the wrappers.
+func isWrapperName(p string) bool {
+	_, ok := wrappers[path.Base(p)]
+	return ok
 }

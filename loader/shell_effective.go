@@ -31,7 +31,7 @@ func lookThrough(s *Script) []Error {
 		if e <= 0 {
 			continue
 		}
-		c.Wrappers = c.Words[:e:e]
+		c.Wrappers = append(c.Wrappers, c.Words[:e:e]...)
 		c.Words = c.Words[e:]
 		c.Name = wordValue(c.Words[0])
 	}

@@ -57,6 +57,18 @@ func (x *shellExtractor) funcDecl(n *syntax.FuncDecl) {
 	x.funcs = append(x.funcs, name)
 }
 
+// unquoted reports whether a word has no quoted part (its expansions are
+// split into fields).
+func unquoted(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return false
+		}
+	}
+	return true
+}
+
 // call is a simple command: its assignments, and its words as a command.
 func (x *shellExtractor) call(n *syntax.CallExpr) {
 	for _, a := range n.Assigns {
@@ -71,9 +83,21 @@ func (x *shellExtractor) call(n *syntax.CallExpr) {
 		if w.Value == nil {
 			if r, ok := x.resolve(a); ok {
 				w.Resolved = &r
+				if unquoted(a) && strings.ContainsAny(r, " \t\n") {
+					// An unquoted expansion is split into fields
+					// (GIT="git -C /x"; $GIT clone …).
+					for _, f := range strings.Fields(r) {
+						c.Words = append(c.Words, Word{Text: w.Text, Resolved: strp(f), Pos: w.Pos})
+					}
+					continue
+				}
 			}
 		}
 		c.Words = append(c.Words, w)
+	}
+	if len(c.Words) > 1 && x.wrapperVar(n.Args[0]) {
+		// $SUDO cmd …, where SUDO is sudo or nothing: cmd runs.
+		c.Wrappers, c.Words = c.Words[:1:1], c.Words[1:]
 	}
 	x.placeCommand(&c)
 	x.placeDir(&c, n, n.Args)

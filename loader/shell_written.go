@@ -1,8 +1,8 @@
 package loader
 
 import (
-	"bytes"
 	"path"
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -85,5 +85,18 @@ func scriptFile(file, body, after string, rest []byte) bool {
 	if ext := path.Ext(file); ext != "" {
 		return false // another language's file (.py, .pl, .json …)
 	}
-	return strings.Contains(after, file) || bytes.Contains(rest, []byte(file))
+	// Run after it: by a shell, sourced, or as a command by its path (a
+	// file only read or removed after is data).
+	re := runRe(file)
+	return re.MatchString(after) || re.Match(rest)
+}
+
+// runRe matches a command that runs file: a shell or source with it as
+// its script, or the file as a command (after a line start, ;, &, |, (,
+// or a wrapper such as sudo or exec).
+func runRe(file string) *regexp.Regexp {
+	f := regexp.QuoteMeta(file)
+	b := regexp.QuoteMeta(path.Base(file))
+	return regexp.MustCompile(`(?m)(\b(?:ba|da|k|z)?sh|\bsource|(?:^|[\s;&|(])\.)(?:\s+-\S+)*\s+["']?(?:\S*/)?` + b + `["']?(?:\s|$|;|&|\))` +
+		`|(?:^|[;&|(]|\bsudo|\bexec|(?i:\brun))\s*["']?` + f + `["']?(?:\s|$|;|&|\))`)
 }

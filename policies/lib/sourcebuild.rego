@@ -271,11 +271,11 @@ script_matters(m, s, _, _) if {
 
 # A RUN that works in a clone (its stage's WORKDIR, a cd, make -C …)
 # matters whatever it mentions.
-script_matters(_, s, _, dests) if {
+script_matters(m, s, _, dests) if {
 	s.doc.kind == "dockerfile"
 	count(dests) > 0
 	some c in s.script.commands
-	in_clone(dests, c)
+	in_clone(m, s.doc.path, dests, c)
 }
 
 script_relevant(s, _) if s.doc.kind != "dockerfile"
@@ -576,7 +576,7 @@ fork_built(m, path, c) if {
 	some s in doc_scripts(m, path)
 	some x in s.script.commands
 	build_step(x)
-	in_clone({c.fetch.into}, x)
+	in_clone(m, path, {c.fetch.into}, x)
 }
 
 word_fetch(m, path, c) := "clones" if {
@@ -668,36 +668,64 @@ dest_stages_of(m, d) := (fetched | copied) | moved if {
 }
 
 # clone_dests are those directories, whatever their stage.
-clone_dests(m, path) := {x[0] | some x in dest_stages(m, path)}
+clone_dests(m, path) := object.get(clone_dests_by_doc[m.package], path, set())
+
+clone_dests_by_doc := {m.package: {d.path: {x[0] | some x in dest_stages(m, d.path)} | some d in docs(m)} | some m in lib.migrations}
 
 # dests_for are the clone directories script s can work in: in a
-# Dockerfile, those of its stage and of the stages it is built FROM.
-dests_for(m, path, s) := {x[0] | some x in dest_stages(m, path)} if s.doc.kind != "dockerfile"
+# Dockerfile, those of its stage and of the stages it is built FROM. A
+# file with more than max_scoped clone directories is not scoped by
+# stage (the cost would grow as stages times directories).
+dests_for(m, path, s) := clone_dests(m, path) if s.doc.kind != "dockerfile"
 
-dests_for(m, path, s) := {x[0] |
-	lineage := stage_lineage(path, script_stage(path, s))
-	some x in dest_stages(m, path)
-	x[1] in lineage
-} if s.doc.kind == "dockerfile"
+dests_for(m, path, s) := clone_dests(m, path) if {
+	s.doc.kind == "dockerfile"
+	count(dest_stages(m, path)) > max_scoped
+}
+
+dests_for(m, path, s) := object.get(dests_by_stage[m.package][path], script_stage(path, s), set()) if {
+	s.doc.kind == "dockerfile"
+	count(dest_stages(m, path)) <= max_scoped
+}
+
+max_scoped := 256
+
+# dests_by_stage: for each Dockerfile and stage, the clone directories of
+# the stages it descends from (itself included).
+dests_by_stage := {m.package: {d.path: by_stage |
+	some d in docs_of_kind(m, "dockerfile")
+	ds := dest_stages(m, d.path)
+	count(ds) <= max_scoped
+	below := {s: graph.reachable(stage_children[d.path], {s}) | some x in ds; s := x[1]}
+	by_stage := {t: {x[0] | some x in ds; t in below[x[1]]} | some t, _ in object.union(stage_graph[d.path], {})}
+} |
+	some m in lib.migrations
+}
+
+# stage_children: each stage's stages built FROM it.
+stage_children := {path: {i: [j | some j, bases in g; i in bases] | some i, _ in g} |
+	some path, g in stage_graph
+}
 
 # script_stage is the index of the Dockerfile stage a script is in (-1
 # for none).
-script_stage(path, s) := i if {
-	is_object(s.run)
-	some i, st in dockerfiles[path].stages
-	lib.within(s.run.pos, st.pos)
-} else := -1
+script_stage(path, s) := stage_of(path, s.run.pos) if is_object(s.run)
 
-stage_of(path, pos) := i if {
-	some i, st in dockerfiles[path].stages
-	lib.within(pos, st.pos)
-} else := -1
+else := -1
 
-dockerfiles := {d.path: d | some d in lib.documents("dockerfile")}
+stage_of(path, pos) := object.get(stage_by_line, [path, sprintf("%d", [pos.line])], -1)
 
-# stage_lineage: a stage and the stages it is built FROM, by name.
-stage_lineage(path, t) := graph.reachable(stage_graph[path], {t})
+# stage_by_line: for each Dockerfile, the stage of each instruction by its
+# first line (built once: a file of thousands of stages must not be
+# searched for each).
+stage_by_line := {d.path: {sprintf("%d", [ins.pos.line]): i |
+	some i, st in d.stages
+	some ins in st.instructions
+} |
+	some d in lib.documents("dockerfile")
+}
 
+# stage_graph: each stage's bases among the file's stages (by name).
 stage_graph := {d.path: object.union(edges, {-1: []}) |
 	some d in lib.documents("dockerfile")
 	edges := {i: [j |
@@ -866,16 +894,54 @@ base_name(p) := parts[count(parts) - 1] if parts := split(trim_suffix(p, "/"), "
 # repository: the directory it runs in (the build model's dir, which
 # follows cd, pushd, popd, subshells and WORKDIR) or one it works on
 # (make -C, cmake -S/-B/--build, pip install PATH …) is a clone
-# directory or below one.
-in_clone(dests, c) if {
-	some d in dests
-	inside(c.dir, d)
+# directory or below one. A directory's own ancestors are looked up in
+# the set (a file of thousands of clones costs its commands' depth), the
+# patterns and relative clones of an unknown start one by one.
+in_clone(_, _, dests, c) if {
+	some p in worked_dirs(c)
+	some a in ancestors(p)
+	a in dests
 }
 
-in_clone(dests, c) if {
-	some x in object.get(c, "dirs", [])
-	some d in dests
-	inside(x, d)
+in_clone(m, path, dests, c) if {
+	some d in object.get(loose_dests[m.package], path, set())
+	d in dests
+	some p in worked_dirs(c)
+	inside(p, d)
+}
+
+# loose_dests are the clone directories of each document that are
+# patterns or relative to an unknown start, matched one by one.
+loose_dests := {m.package: {d.path: {x[0] | some x in dest_stages(m, d.path); loose_dest(x[0])} | some d in docs(m)} | some m in lib.migrations}
+
+worked_dirs(c) := array.concat([c.dir], object.get(c, "dirs", [])) if is_string(c.dir)
+
+else := object.get(c, "dirs", [])
+
+# ancestors are a path and the directories above it ("." above a
+# relative one).
+ancestors(p) := {concat("/", array.slice(parts, 0, i)) |
+	parts := split(p, "/")
+	some i in numbers.range(1, count(parts))
+} | {"." | relative_to_start(p)} if not startswith(p, "/")
+
+relative_to_start(p) if {
+	not startswith(p, "$")
+	not startswith(p, "~")
+	not startswith(p, "..")
+}
+
+ancestors(p) := {concat("/", array.slice(parts, 0, i)) |
+	parts := split(p, "/")
+	some i in numbers.range(2, count(parts))
+} if startswith(p, "/")
+
+loose_dest(d) if contains(d, "*")
+
+loose_dest(d) if {
+	not startswith(d, "/")
+	not startswith(d, "$")
+	d != "."
 }
 
 inside(p, d) if p == d
@@ -979,9 +1045,17 @@ build_step(c) := "builds a wheel" if {
 
 build_step(c) := "checks out" if {
 	c.name == "git"
-	count(c.words) > 1
-	c.words[1].value in {"checkout", "submodule", "pull", "fetch", "switch", "reset"}
+	git_subcommand(c) in {"checkout", "submodule", "pull", "fetch", "switch", "reset"}
 }
+
+# git_subcommand is git's subcommand, after its global options (-C DIR,
+# -c NAME=VALUE, --git-dir=…).
+git_subcommand(c) := [w.value |
+	some i, w in c.words
+	i > 0
+	not startswith(w.text, "-")
+	not c.words[i - 1].value in {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
+][0]
 
 # local_wheel reports whether a pip install in script s installs a wheel
 # built here: a path naming the package, in a file that shows the

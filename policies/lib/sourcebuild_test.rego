@@ -35,7 +35,7 @@ commands_in_clone(lines) := {c.pos.line |
 	d := inp.documents[0]
 	dests := sb.clone_dests(m, "f") with input as inp
 	some c in d.commands
-	sb.in_clone(dests, c)
+	sb.in_clone(m, "f", dests, c) with input as inp
 }
 
 test_in_clone_tracks_cd if {

@@ -37,7 +37,7 @@ deny contains lib.finding(s.doc, c, msg) if {
 	count(dests) > 0
 	some c in s.script.commands
 	what := sb.build_step(c)
-	sb.in_clone(dests, c)
+	sb.in_clone(m, s.doc.path, dests, c)
 	msg := sprintf("`%s` %s inside the clone of %s's source; %s", [command_text(c), what, m.package, lib.remedy(m)])
 }
 
