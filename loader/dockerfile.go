@@ -433,57 +433,7 @@ func (d *dockerLoad) instruction(n *parser.Node) (Instruction, any) {
 		d.doc.Errors = append(d.doc.Errors, Error{Message: err.Error(), Syntax: true, Pos: in.Pos})
 		return in, nil
 	}
-	switch c := parsed.(type) {
-	case *instructions.ArgCommand:
-		in.ArgDefs = []ArgDef{}
-		for i, kv := range c.Args {
-			def := ArgDef{Name: kv.Key, Pos: in.Pos, NamePos: in.Pos}
-			if kv.Value != nil {
-				def.Default = strp(dockerValue(*kv.Value, d.escape))
-			}
-			if len(argToks) == len(c.Args) {
-				t := argToks[i]
-				def.Pos = m.spanOf(d.idx, t.start, t.end)
-				def.NamePos = m.spanOf(d.idx, t.start, min(t.end, t.start+len(kv.Key)))
-			}
-			in.ArgDefs = append(in.ArgDefs, def)
-		}
-	case *instructions.EnvCommand:
-		in.Env = d.pairs(c.Env, argToks, m, in.Pos)
-	case *instructions.LabelCommand:
-		in.Env = d.pairs(c.Labels, argToks, m, in.Pos)
-	case *instructions.RunCommand:
-		if !d.outline {
-			d.run(&in, c, m, rest, lastCmdLine, n)
-		}
-	case *instructions.CmdCommand:
-		if !d.outline && c.PrependShell && !in.ExecForm {
-			d.runScript(&in, m, rest, lastCmdLine, n)
-		} else if !d.outline {
-			d.execScript(&in)
-		}
-	case *instructions.EntrypointCommand:
-		if !d.outline && c.PrependShell && !in.ExecForm {
-			d.runScript(&in, m, rest, lastCmdLine, n)
-		} else if !d.outline {
-			d.execScript(&in)
-		}
-	case *instructions.OnbuildCommand:
-		if !d.outline {
-			d.onbuild(&in, m, rest, lastCmdLine, n)
-		}
-	case *instructions.CopyCommand:
-		if !d.outline {
-			d.copyScripts(&in, n.EndLine)
-		}
-		if c.From != "" {
-			in.CopyFrom = d.flagWord(in.Flags, "from", c.From)
-		}
-	case *instructions.AddCommand:
-		if !d.outline {
-			d.copyScripts(&in, n.EndLine)
-		}
-	}
+	d.typed(&in, parsed, argToks, m, rest, lastCmdLine, n)
 	return in, parsed
 }
 

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/moby/buildkit/frontend/dockerfile/instructions"
+	"github.com/moby/buildkit/frontend/dockerfile/parser"
 )
 
 // Scripts a Dockerfile holds outside shell-form RUNs (issue 28): a COPY or
@@ -111,4 +114,61 @@ func (d *dockerLoad) scriptOf(in *Instruction, text []byte, span func(s, e int) 
 	}
 	in.Shell = &parsed
 	in.ShellErrors = append([]Error{}, errs...)
+}
+
+// typed fills what an instruction of each type holds: ARG definitions, ENV
+// and LABEL pairs, the scripts of RUN, CMD, ENTRYPOINT, ONBUILD and of COPY
+// and ADD here-documents, COPY --from.
+func (d *dockerLoad) typed(in *Instruction, parsed any, argToks []token, m *mappedText, rest, lastCmdLine int, n *parser.Node) {
+	switch c := parsed.(type) {
+	case *instructions.ArgCommand:
+		in.ArgDefs = []ArgDef{}
+		for i, kv := range c.Args {
+			def := ArgDef{Name: kv.Key, Pos: in.Pos, NamePos: in.Pos}
+			if kv.Value != nil {
+				def.Default = strp(dockerValue(*kv.Value, d.escape))
+			}
+			if len(argToks) == len(c.Args) {
+				t := argToks[i]
+				def.Pos = m.spanOf(d.idx, t.start, t.end)
+				def.NamePos = m.spanOf(d.idx, t.start, min(t.end, t.start+len(kv.Key)))
+			}
+			in.ArgDefs = append(in.ArgDefs, def)
+		}
+	case *instructions.EnvCommand:
+		in.Env = d.pairs(c.Env, argToks, m, in.Pos)
+	case *instructions.LabelCommand:
+		in.Env = d.pairs(c.Labels, argToks, m, in.Pos)
+	case *instructions.RunCommand:
+		if !d.outline {
+			d.run(in, c, m, rest, lastCmdLine, n)
+		}
+	case *instructions.CmdCommand:
+		if !d.outline && c.PrependShell && !in.ExecForm {
+			d.runScript(in, m, rest, lastCmdLine, n)
+		} else if !d.outline {
+			d.execScript(in)
+		}
+	case *instructions.EntrypointCommand:
+		if !d.outline && c.PrependShell && !in.ExecForm {
+			d.runScript(in, m, rest, lastCmdLine, n)
+		} else if !d.outline {
+			d.execScript(in)
+		}
+	case *instructions.OnbuildCommand:
+		if !d.outline {
+			d.onbuild(in, m, rest, lastCmdLine, n)
+		}
+	case *instructions.CopyCommand:
+		if !d.outline {
+			d.copyScripts(in, n.EndLine)
+		}
+		if c.From != "" {
+			in.CopyFrom = d.flagWord(in.Flags, "from", c.From)
+		}
+	case *instructions.AddCommand:
+		if !d.outline {
+			d.copyScripts(in, n.EndLine)
+		}
+	}
 }

@@ -478,49 +478,18 @@ func dirsOf(c *ShellCommand) []string {
 		// repository's script).
 		add(path.Dir(c.Name))
 	}
-	opts := dirOptions[name]
-	for k := 1; k < len(c.Words); k++ {
-		v, ok := val(c.Words[k])
-		if !ok {
-			continue
-		}
-		if opts[v] && k+1 < len(c.Words) {
-			if d, ok := pathOf(c.Words[k+1]); ok {
-				add(d)
-			}
-			k++
-			continue
-		}
-		for o := range opts {
-			if strings.HasPrefix(v, o) && len(v) > len(o) && !strings.HasPrefix(o, "--") {
-				add(v[len(o):]) // -Cdir, -Sdir
-			} else if strings.HasPrefix(v, o+"=") {
-				add(v[len(o)+1:])
-			}
-		}
-	}
+	optionDirs(c, dirOptions[name], add)
 	switch {
 	case name == "cmake" || name == "meson" && len(c.Words) > 1:
 		// cmake [options] <path>: the positional path is the source (or
 		// an existing build) directory; meson setup BUILD [SOURCE].
-		for _, p := range positionals(c.Words[1:], set("-G", "-T", "-A", "-C", "-D", "-U", "-P", "-E", "--preset", "--target", "-t", "-j", "--parallel", "--config", "--prefix", "--component", "-S", "-B", "--build", "--install", "-H")) {
+		for _, p := range positionals(c.Words[1:], cmakeValued) {
 			if v, ok := pathOf(p); ok && v != "setup" && v != "compile" && v != "install" && !strings.Contains(v, "=") {
 				add(v)
 			}
 		}
 	case installs(c):
-		for _, p := range positionals(c.Words[1:], set("-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-t", "--target", "--prefix", "--root", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--python", "-p")) {
-			if v, ok := pathOf(p); ok && localPath(v) {
-				add(v)
-			}
-		}
-		for k := 1; k+1 < len(c.Words); k++ {
-			if v, _ := val(c.Words[k]); v == "-e" || v == "--editable" {
-				if d, ok := val(c.Words[k+1]); ok && localPath(d) {
-					add(d)
-				}
-			}
-		}
+		installDirs(c, add)
 	case interpreters[name] && len(c.Words) > 1:
 		// bash /opt/mc/dependencies.sh: the script's directory.
 		if j := scriptArg(c.Words); j > 0 {
@@ -541,6 +510,53 @@ func dirsOf(c *ShellCommand) []string {
 		}
 	}
 	return out
+}
+
+// cmakeValued are cmake's (and meson's) options that take the next word.
+var cmakeValued = set("-G", "-T", "-A", "-C", "-D", "-U", "-P", "-E", "--preset", "--target", "-t", "-j", "--parallel", "--config", "--prefix", "--component", "-S", "-B", "--build", "--install", "-H")
+
+// pipValued are pip's and uv's install options that take the next word.
+var pipValued = set("-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-t", "--target", "--prefix", "--root", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--python", "-p")
+
+// optionDirs adds the values of a command's directory options: -C DIR,
+// -CDIR, --directory=DIR.
+func optionDirs(c *ShellCommand, opts map[string]bool, add func(string)) {
+	for k := 1; k < len(c.Words); k++ {
+		v, ok := val(c.Words[k])
+		if !ok {
+			continue
+		}
+		if opts[v] && k+1 < len(c.Words) {
+			if d, ok := pathOf(c.Words[k+1]); ok {
+				add(d)
+			}
+			k++
+			continue
+		}
+		for o := range opts {
+			if strings.HasPrefix(v, o) && len(v) > len(o) && !strings.HasPrefix(o, "--") {
+				add(v[len(o):]) // -Cdir, -Sdir
+			} else if strings.HasPrefix(v, o+"=") {
+				add(v[len(o)+1:])
+			}
+		}
+	}
+}
+
+// installDirs adds the local directories pip or uv installs from.
+func installDirs(c *ShellCommand, add func(string)) {
+	for _, p := range positionals(c.Words[1:], pipValued) {
+		if v, ok := pathOf(p); ok && localPath(v) {
+			add(v)
+		}
+	}
+	for k := 1; k+1 < len(c.Words); k++ {
+		if v, _ := val(c.Words[k]); v == "-e" || v == "--editable" {
+			if d, ok := val(c.Words[k+1]); ok && localPath(d) {
+				add(d)
+			}
+		}
+	}
 }
 
 // positionals are the words that are not options or option values.

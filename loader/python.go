@@ -66,9 +66,7 @@ const maxPyCalls = 2000
 func pythonCalls(src string, at func(i int) int) []pyCall {
 	locs := pyCallRe.FindAllStringIndex(src, maxPyCalls)
 	if strings.Contains(src, "from subprocess import") || strings.Contains(src, "from os import system") {
-		for _, l := range pyBareCallRe.FindAllStringIndex(src, maxPyCalls) {
-			locs = append(locs, l)
-		}
+		locs = append(locs, pyBareCallRe.FindAllStringIndex(src, maxPyCalls)...)
 	}
 	chdirs := pyChdirRe.FindAllStringSubmatchIndex(src, maxPyCalls)
 	var out []pyCall

@@ -60,7 +60,7 @@ func expandAliases(s *Script) {
 // static elements; each at the place of the command's word.
 func arrayCommand(s *Script, at int, w Word) []Word {
 	t := strings.Trim(w.Text, `"`)
-	if !strings.HasPrefix(t, "${") || !(strings.HasSuffix(t, "[@]}") || strings.HasSuffix(t, "[*]}")) {
+	if !strings.HasPrefix(t, "${") || !strings.HasSuffix(t, "[@]}") && !strings.HasSuffix(t, "[*]}") {
 		return nil
 	}
 	name := t[2 : len(t)-4]
@@ -70,7 +70,7 @@ func arrayCommand(s *Script, at int, w Word) []Word {
 		if a.Name != name || !before(a.Pos, pos) {
 			continue
 		}
-		if a.Array == nil || len(a.Array) == 0 || a.Append {
+		if len(a.Array) == 0 || a.Append {
 			return nil
 		}
 		var out []Word
@@ -131,7 +131,7 @@ func xargsFed(s *Script) {
 			}
 			if n := path.Base(p.Name); n == "echo" || n == "printf" && len(p.Words) == 2 {
 				for _, w := range p.Words[1:] {
-					if v, ok := val(w); ok && !(strings.HasPrefix(v, "-") && len(feed) == 0) {
+					if v, ok := val(w); ok && (!strings.HasPrefix(v, "-") || len(feed) > 0) {
 						for _, f := range splitFields(Word{Text: w.Text, Value: strp(v), Pos: w.Pos}) {
 							f.Text, f.Pos = w.Text, w.Pos
 							feed = append(feed, f)

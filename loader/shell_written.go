@@ -22,14 +22,28 @@ func (x *shellExtractor) writtenScript(st *syntax.Stmt) {
 	if !ok || len(st.Redirs) == 0 || len(call.Args) == 0 {
 		return
 	}
+	file, hdoc := writtenFile(call, st.Redirs)
+	if hdoc == nil || file == "" || file == "/dev/null" {
+		return
+	}
+	after := x.str[min(max(x.off(st.End()), 0), len(x.str)):]
+	if !scriptFile(file, x.nodeText(hdoc.Hdoc), after, x.src.rest) {
+		return
+	}
+	x.nestedScript(call.Args[0], hdoc.Hdoc, x.heredocText(hdoc))
+}
+
+// writtenFile is the file a command writes its here-document to (cat >
+// F, tee F, install /dev/stdin F, dd of=F) and that here-document.
+func writtenFile(call *syntax.CallExpr, redirs []*syntax.Redirect) (string, *syntax.Redirect) {
 	name, _ := wordLiteral(call.Args[0])
 	name = path.Base(name)
 	if name != "cat" && name != "tee" && name != "install" && name != "dd" {
-		return
+		return "", nil
 	}
 	var file string
 	var hdoc *syntax.Redirect
-	for _, r := range st.Redirs {
+	for _, r := range redirs {
 		switch {
 		case (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil:
 			hdoc = r
@@ -61,14 +75,7 @@ func (x *shellExtractor) writtenScript(st *syntax.Stmt) {
 			}
 		}
 	}
-	if hdoc == nil || file == "" || file == "/dev/null" {
-		return
-	}
-	after := x.str[min(max(x.off(st.End()), 0), len(x.str)):]
-	if !scriptFile(file, x.nodeText(hdoc.Hdoc), after, x.src.rest) {
-		return
-	}
-	x.nestedScript(call.Args[0], hdoc.Hdoc, x.heredocText(hdoc))
+	return file, hdoc
 }
 
 // scriptFile reports whether a file written with body is a shell script the

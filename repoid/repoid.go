@@ -206,7 +206,7 @@ func validHost(h string) bool {
 	}
 	for i := 0; i < len(h); i++ {
 		c := h[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '.' && c != '_' {
 			return false
 		}
 	}

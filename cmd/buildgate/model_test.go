@@ -33,9 +33,9 @@ type modelCase struct {
 	// noBase: the tree is files alone, without modelBase.
 	noBase bool
 	files  map[string]string
-	setup func(t *testing.T, dir string)
-	args  []string
-	want  []string
+	setup  func(t *testing.T, dir string)
+	args   []string
+	want   []string
 }
 
 func runModelCases(t *testing.T, cases []modelCase) {
@@ -121,7 +121,7 @@ func TestModelCodeThatRunsLater(t *testing.T) {
 	runModelCases(t, []modelCase{
 		{name: "ONBUILD, CMD and an exec-form shell", files: map[string]string{"docker/Dockerfile.rocm": rocm(
 			"ONBUILD RUN git clone "+mcURL+" /src/mc && make -C /src/mc", // 2
-			`ENTRYPOINT ["bash", "-c", "cd /src/mc && make install"]`,      // 3
+			`ENTRYPOINT ["bash", "-c", "cd /src/mc && make install"]`,    // 3
 		)}, want: []string{"BG104 docker/Dockerfile.rocm:2", "BG104 docker/Dockerfile.rocm:2", "BG104 docker/Dockerfile.rocm:3"}},
 		{name: "a heredoc written to a file and run in a later RUN", files: map[string]string{"docker/Dockerfile.rocm": rocm(
 			"RUN cat > /tmp/b <<'EOS'",
@@ -217,7 +217,7 @@ func TestModelWhereTheBuildHappens(t *testing.T) {
 		// ROCm/ATOM's CI rebuilds the image's clone with cmake -S
 		// /app/mooncake (its clone is in docker/Dockerfile).
 		{name: "options that name the clone", files: map[string]string{"docker/Dockerfile.rocm": rocm(
-			"RUN git clone "+mcURL+" /app/mooncake", // 2
+			"RUN git clone "+mcURL+" /app/mooncake",                                     // 2
 			"RUN cmake -S /app/mooncake -B /tmp/b -DUSE_HIP=ON && cmake --build /tmp/b", // 3: -S
 			"RUN make -C /app/mooncake/build install && pip install /app/mooncake",      // 4
 			"RUN pushd /app/mooncake && sudo make install && popd && make",              // 5: make install only
@@ -235,7 +235,7 @@ func TestModelWhereTheBuildHappens(t *testing.T) {
 			"third_party/Mooncake/CMakeLists.txt": "project(mooncake)\n",
 			"docker/Dockerfile.rocm": rocm(
 				"COPY third_party/Mooncake /src",
-				"RUN cd /src && cmake -B build && cmake --build build", // 3
+				"RUN cd /src && cmake -B build && cmake --build build",                           // 3
 				"RUN --mount=type=bind,source=third_party/Mooncake,target=/m make -C /m install", // 4
 			)}, want: []string{"BG104 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:4"}},
 	})
@@ -260,10 +260,10 @@ func TestModelFilesReadByNameAndReference(t *testing.T) {
 			want: []string{"BG104 docker-compose.yml:6", "BG104 docker-compose.yml:6"}},
 		{name: "Makefile and justfile recipes", files: map[string]string{
 			"Makefile": "SRC := " + mcURL + "\n.PHONY: mc\nmc:\n\t@git clone $(SRC) /opt/mc\n\tcd /opt/mc && $(MAKE) install\n", // 4, 5
-			"justfile": "mc:\n    git clone " + mcURL + " /opt/j\n    cd /opt/j && cmake -B b\n"}, // 2, 3
+			"justfile": "mc:\n    git clone " + mcURL + " /opt/j\n    cd /opt/j && cmake -B b\n"},                               // 2, 3
 			want: []string{"BG104 Makefile:4", "BG104 Makefile:5", "BG104 justfile:2", "BG104 justfile:3"}},
 		{name: "a copied script without an extension, another shell's #!", files: map[string]string{
-			"scripts/build_mc": "#!/usr/bin/env -S bash -e\ngit clone " + mcURL + " /opt/mc\n", // 2
+			"scripts/build_mc":       "#!/usr/bin/env -S bash -e\ngit clone " + mcURL + " /opt/mc\n", // 2
 			"docker/Dockerfile.rocm": rocm("COPY scripts/build_mc /usr/local/bin/", "RUN build_mc")},
 			want: []string{"BG104 scripts/build_mc:2"}},
 	})
@@ -276,8 +276,8 @@ func TestModelPlatformAndRuntime(t *testing.T) {
 		// a build that names no platform in a repository whose builds are
 		// all NVIDIA's.
 		{name: "a CUDA-only repository's build", noBase: true, files: map[string]string{
-			"Dockerfile":             "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nCOPY build.sh /tmp/\nRUN bash /tmp/build.sh\n",
-			"build.sh":               "#!/bin/bash\ngit clone " + mcURL + " /opt/mc\ncd /opt/mc && make install\n"}},
+			"Dockerfile": "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nCOPY build.sh /tmp/\nRUN bash /tmp/build.sh\n",
+			"build.sh":   "#!/bin/bash\ngit clone " + mcURL + " /opt/mc\ncd /opt/mc && make install\n"}},
 		// A script a ROCm Dockerfile runs is ROCm's, -DUSE_CUDA=OFF or not.
 		{name: "a script run by the ROCm Dockerfile", files: map[string]string{
 			"Dockerfile.cuda":        "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\n",
