@@ -85,3 +85,26 @@ func FuzzShell(f *testing.F) {
 		"eval \"a $b\" 'c'\necho -n 'x | y' | sh\nprintf '%s\\n' a\\\n b | bash\ncat <<'E' | bash\neval x\nE\nscript -qec \"$c\" /dev/null\n",
 		"S=${S:-ci/a}; bash -eo pipefail \"$S\" < f\ndocker --context=x buildx --builder b build -qfdocker/$D .\ncat a | bash\nci/x\n"}, shellAmp...)...)
 }
+
+func FuzzRecipes(f *testing.F) {
+	fuzzLoader(f, KindShell, func(_ string, src []byte) *ShellDocument { return loadRecipes("Makefile", src, "make") },
+		"X := /opt/x\nall: dep ; @echo $$HOME\n\tcd $(X) && \\\n\t  $(MAKE) -C $(X) $@\n\t$(shell pwd) $(wildcard *.c)\n.ONESHELL:\n",
+		"a:\n\t"+deep("$(", 500)+deep(")", 500)+"\n")
+}
+
+func FuzzJustfile(f *testing.F) {
+	fuzzLoader(f, KindShell, func(_ string, src []byte) *ShellDocument { return loadRecipes("justfile", src, "just") },
+		"d := \"/opt/j\"\n[private]\nb arg=\"x\":\n    cd {{d}} && make \\\n      install\npy:\n    #!/usr/bin/env bash\n    echo {{ d + \"x\" }}\n")
+}
+
+func FuzzPython(f *testing.F) {
+	fuzzLoader(f, KindShell, func(_ string, src []byte) *ShellDocument { return loadPython("b.py", src) },
+		"import subprocess, os\nU = 'https://x/y'\nos.chdir('/w')\nsubprocess.run(['git', 'clone', U, 'a b'], cwd='x')\nos.system(\"make -C /q\")\nsubprocess.check_call(\"\"\"a\nb\"\"\", shell=True)\n",
+		"subprocess.run(["+deep("'a', ", 300)+"])\n")
+}
+
+func FuzzCompose(f *testing.F) {
+	fuzzLoader(f, KindPipeline, func(_ string, src []byte) *PipelineDocument { return loadPipelineAs("compose.yaml", src, "compose") },
+		"services:\n  a:\n    build:\n      context: https://x.org/a/b.git\n      args: {A: 1}\n  b:\n    build:\n      dockerfile_inline: |\n        FROM x\n        RUN <<EOF\n        make\n        EOF\n      additional_contexts:\n        - c=https://x.org/c/d.git\n",
+		"services:\n  a:\n    build:\n      dockerfile_inline: \"FROM x\\nRUN make\\n\"\n")
+}

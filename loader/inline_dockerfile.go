@@ -37,7 +37,7 @@ const maxInlineDockerfiles = 64
 // (the source offsets of the Dockerfile's bytes, one per byte of value)
 // maps each of its bytes to the file, else from value with every element
 // at the place at.
-func inlineDockerfile(rel string, src []byte, value string, keep []int, at Pos, where string) ([]InlineScript, []Error) {
+func inlineDockerfile(rel string, src []byte, value string, keep []int, at Pos, atText string, where string) ([]InlineScript, []Error) {
 	var doc *DockerfileDocument
 	if keep != nil && len(keep) == len(value) {
 		virt := make([]byte, len(src))
@@ -56,7 +56,7 @@ func inlineDockerfile(rel string, src []byte, value string, keep []int, at Pos, 
 		doc = loadDockerfile(rel, virt)
 	} else {
 		doc = loadDockerfile(rel, []byte(value))
-		placeAll(doc, at)
+		placeAll(doc, at, atText)
 	}
 	var out []InlineScript
 	for _, st := range doc.Stages {
@@ -75,8 +75,8 @@ func inlineDockerfile(rel string, src []byte, value string, keep []int, at Pos, 
 }
 
 // placeAll puts every element of a Dockerfile parsed from a value at the
-// value's place.
-func placeAll(doc *DockerfileDocument, at Pos) {
+// value's place, its text the value's text in the file.
+func placeAll(doc *DockerfileDocument, at Pos, atText string) {
 	for si := range doc.Stages {
 		for ii := range doc.Stages[si].Instructions {
 			in := &doc.Stages[si].Instructions[ii]
@@ -90,17 +90,17 @@ func placeAll(doc *DockerfileDocument, at Pos) {
 				c.Pos = at
 				for _, ws := range [][]Word{c.Words, c.Wrappers} {
 					for wi := range ws {
-						ws[wi].Pos = at
+						ws[wi].Pos, ws[wi].Text = at, atText
 					}
 				}
 				if c.Fetch != nil {
-					c.Fetch.Pos, c.Fetch.URL.Pos = at, at
+					c.Fetch.Pos, c.Fetch.URL.Pos, c.Fetch.URL.Text = at, at, atText
 				}
 				c.Redirects = nil
 				c.Pipeline = nil
 			}
 			for ai := range s.Assignments {
-				s.Assignments[ai].Pos, s.Assignments[ai].NamePos = at, at
+				s.Assignments[ai].Pos, s.Assignments[ai].NamePos, s.Assignments[ai].Text = at, at, atText
 				s.Assignments[ai].Words, s.Assignments[ai].Array = []Word{}, nil
 			}
 			s.Expansions, s.ForLoops, s.CasePatterns, s.Heredocs, s.Functions = []Expansion{}, []ForLoop{}, []CasePattern{}, []ShellHeredoc{}, []ShellFunction{}
@@ -146,7 +146,12 @@ func (h *hclLoad) hclInline(doc *HCLDocument) {
 					}
 				}
 			}
-			scripts, errs := inlineDockerfile(doc.Path, h.src, value, keep, a.Pos, "target."+wordValue(b.Labels[0])+".dockerfile-inline")
+			at := a.Pos
+			atText := a.ValueText
+			if len(a.Strings) == 1 {
+				at, atText = a.Strings[0].Pos, a.Strings[0].Text
+			}
+			scripts, errs := inlineDockerfile(doc.Path, h.src, value, keep, at, atText, "target."+wordValue(b.Labels[0])+".dockerfile-inline")
 			doc.Scripts = append(doc.Scripts, scripts...)
 			doc.Errors = append(doc.Errors, errs...)
 		}
@@ -160,7 +165,7 @@ func inlineShifted(rel, value string, dl, dc int, where string) ([]InlineScript,
 	for i := range keep {
 		keep[i] = i
 	}
-	scripts, errs := inlineDockerfile(rel, []byte(value), value, keep, Pos{}, where)
+	scripts, errs := inlineDockerfile(rel, []byte(value), value, keep, Pos{}, "", where)
 	for i := range scripts {
 		shiftPositions(reflect.ValueOf(&scripts[i]).Elem(), dl, dc)
 	}

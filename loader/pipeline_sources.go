@@ -215,7 +215,7 @@ func (p *pipeLoad) composeInline(v *yaml.Node, where string) {
 		// back (a heredoc's terminator is at its line's start only so).
 		scripts, errs = inlineShifted(p.doc.Path, v.Value, dl, dc, where+".dockerfile_inline")
 	} else {
-		scripts, errs = inlineDockerfile(p.doc.Path, p.idx.src, v.Value, nil, p.nodePos(v), where+".dockerfile_inline")
+		scripts, errs = inlineDockerfile(p.doc.Path, p.idx.src, v.Value, nil, m.span(p.idx, 0, len(m.text)), m.source(p.idx.src, 0, len(m.text)), where+".dockerfile_inline")
 	}
 	for _, s := range scripts {
 		p.doc.Scripts = append(p.doc.Scripts, PipelineScript{Key: "dockerfile_inline", Where: s.Where, Value: s.Instruction, Pos: s.Pos, Script: s.Script})

@@ -401,6 +401,7 @@ func scriptArg(ws []Word) int {
 // shell's (a .py file is another language's). An absolute path is the
 // image's or the runner's, not the repository's.
 func runByPath(p string) bool {
+	p = strings.Trim(p, `"'`) // a word not static is its text, quotes included
 	if !strings.Contains(p, "/") || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "-") {
 		return false
 	}
@@ -451,6 +452,7 @@ func interpreterRefs(cmds []ShellCommand, i int, ws []Word, add func(Word, strin
 // (./ci/build.rocm, ci/step.py): the kernel runs it by its #! line, which
 // discovery reads (FileRef.Shebang).
 func runsProgram(p string) bool {
+	p = strings.Trim(p, `"'`)
 	return strings.Contains(p, "/") && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "-") && !runByPath(p)
 }
 

@@ -159,7 +159,7 @@ func (x *shellExtractor) comment(n *syntax.Comment) {
 	}
 	text := strings.TrimRight(x.str[start:end], "\r")
 	x.comments = append(x.comments, Word{
-		Text: text, Value: strp(strings.TrimSpace(strings.TrimPrefix(text, "#"))),
+		Text: x.textAt(start, start+len(text)), Value: strp(strings.TrimSpace(strings.TrimPrefix(text, "#"))),
 		Pos: x.src.span(start, start+len(text)),
 	})
 }
