@@ -22,6 +22,8 @@ migration := {
 # fx.shows): the words of each file are given in words_of, by path.
 words_of := {
 	"cuda.sh": {"cuda"},
+	"cuda.Dockerfile": {"cuda", "nvidia"},
+	"rocm.Dockerfile": {"rocm"},
 	"ascend.sh": {"ascend", "npu"},
 	"rocm.sh": {"rocm"},
 	"both.sh": {"rocm", "cuda"},
