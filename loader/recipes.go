@@ -85,6 +85,7 @@ func loadRecipes(rel string, src []byte, flavor string) *ShellDocument {
 		doc.Errors = append(doc.Errors, Error{Message: capError("expansions and substitutions ($ and `)", n, maxShellWords), Pos: idx.span(0, 0)})
 		return doc
 	}
+	doc.vars = values
 	ss := shellSource{text: virt, values: values, span: idx.span, lineShells: starts,
 		textOf: func(s, e int) string { return string(src[s:e]) }}
 	parses, errs, bound := parseShell(ss)
@@ -186,7 +187,8 @@ func blankMakePrefix(text []byte, s, e int, first bool) {
 }
 
 // makeRewrite turns make's expansions into the shell's, in place: $$ is
-// " $", $(NAME) is ${NAME}, an automatic variable is $_.
+// \$, $(NAME) is ${NAME}, a make function a word of underscores, an
+// automatic variable $_.
 func makeRewrite(text []byte, s, e int) {
 	for i := s; i+1 < e; i++ {
 		if text[i] != '$' {
@@ -194,7 +196,13 @@ func makeRewrite(text []byte, s, e int) {
 		}
 		switch c := text[i+1]; {
 		case c == '$':
-			text[i] = ' '
+			// $$ is a $ to the shell: \$ keeps the word whole
+			// ($$dir), but $$( and $${ are a substitution and an
+			// expansion, whose $ must stay one (a space before it).
+			text[i] = '\\'
+			if i+2 < e && (text[i+2] == '(' || text[i+2] == '{') {
+				text[i] = ' '
+			}
 			i++
 		case c == '(' || c == '{':
 			if m := makeVarRef.FindSubmatchIndex(text[i:e]); m != nil && m[0] == 0 {

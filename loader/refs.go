@@ -293,8 +293,14 @@ func commandRefs(s Script, dir string) []FileRef {
 	}
 	add := func(w Word, via string, kind Kind) {
 		v := w.Text
-		if w.Value != nil {
+		switch {
+		case w.Value != nil:
 			v = *w.Value
+		case w.Resolved != nil && (strings.Contains(w.Text, "$(") || strings.Contains(w.Text, "`")):
+			// A substitution the references' own expansion cannot
+			// read, which the model resolved ($(echo x), a make
+			// variable's $(NAME)).
+			v = *w.Resolved
 		}
 		if strings.HasPrefix(v, "-") {
 			return

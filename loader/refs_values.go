@@ -104,6 +104,9 @@ func docValues(d Document) values {
 	v := values{}
 	switch d := d.(type) {
 	case *ShellDocument:
+		for name, val := range d.vars {
+			v.add(name, strp(val))
+		}
 		v.script(d.Script)
 	case *PipelineDocument:
 		for _, a := range d.Env {

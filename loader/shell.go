@@ -21,6 +21,9 @@ type ShellDocument struct {
 	Script           // flattened: functions, assignments, ...
 	Comments []Word  `json:"comments"`
 	Errors   []Error `json:"errors"`
+	// vars are a Makefile's or a justfile's variables with a static
+	// value, for the references its recipes make.
+	vars map[string]string
 }
 
 // DocErrors implements Document.
