@@ -292,16 +292,7 @@ func commandRefs(s Script, dir string) []FileRef {
 			Note: fmt.Sprintf("this script changes into more than %d directories: the files it runs from the others are not looked for there (see docs/robustness.md)", maxCdDirs)})
 	}
 	add := func(w Word, via string, kind Kind) {
-		v := w.Text
-		switch {
-		case w.Value != nil:
-			v = *w.Value
-		case w.Resolved != nil && (strings.Contains(w.Text, "$(") || strings.Contains(w.Text, "`")):
-			// A substitution the references' own expansion cannot
-			// read, which the model resolved ($(echo x), a make
-			// variable's $(NAME)).
-			v = *w.Resolved
-		}
+		v := refWordValue(w)
 		if strings.HasPrefix(v, "-") {
 			return
 		}
@@ -348,15 +339,11 @@ func commandRefs(s Script, dir string) []FileRef {
 		case runByPath(wordValue(ws[0])):
 			n := len(out)
 			add(ws[0], "runs", KindShell)
-			for k := n; k < len(out); k++ {
-				out[k].NotForeign = true
-			}
+			markRefs(out[n:], func(r *FileRef) { r.NotForeign = true })
 		case runsProgram(wordValue(ws[0])):
 			n := len(out)
 			add(ws[0], "runs", KindShell)
-			for k := n; k < len(out); k++ {
-				out[k].Shebang = true
-			}
+			markRefs(out[n:], func(r *FileRef) { r.Shebang = true })
 		}
 	}
 	if copies > maxResolvedDoc && len(out) > 0 {
@@ -364,6 +351,27 @@ func commandRefs(s Script, dir string) []FileRef {
 			Note: fmt.Sprintf("this script's references, tried from every directory it changes into, are more than %d paths: the rest are not looked for (see docs/robustness.md)", maxResolvedDoc)})
 	}
 	return out
+}
+
+// refWordValue is the path a word names for the references: its value,
+// else its text (the references expand its variables with every value
+// the file gives them), else, for a substitution they cannot read that
+// the model resolved ($(echo x), a make variable's $(NAME)), that.
+func refWordValue(w Word) string {
+	switch {
+	case w.Value != nil:
+		return *w.Value
+	case w.Resolved != nil && (strings.Contains(w.Text, "$(") || strings.Contains(w.Text, "`")):
+		return *w.Resolved
+	}
+	return w.Text
+}
+
+// markRefs applies f to each reference.
+func markRefs(rs []FileRef, f func(*FileRef)) {
+	for i := range rs {
+		f(&rs[i])
+	}
 }
 
 // scriptArg is the index of the script file an interpreter runs (bash
