@@ -178,6 +178,30 @@ var hostileCases = []hostileCase{
 		}
 		return b.String()
 	}},
+	// The build model (issue 28): recipes, Python steps, inline
+	// Dockerfiles, clones in every stage.
+	{name: "Makefile: 3 MB of recipe lines that cd into a clone", rel: "Makefile", gen: func(s int) string {
+		return fill("all:\n", "\tcd /opt/mooncake && $(MAKE) x$$y\n", "", min(s, 4<<20-64))
+	}},
+	{name: "justfile: 20,000 recipes", rel: "justfile", gen: func(s int) string {
+		return fill("", "r:\n    cd /opt/mooncake && make {{x}}\n", "", min(s, 1<<20))
+	}},
+	{name: "Python step: 4 MB of subprocess calls", rel: "tools/build.py", gen: func(s int) string {
+		return fill("import subprocess\n", "subprocess.run(['git', 'clone', 'https://github.com/kvcache-ai/Mooncake.git', 'd'])\n", "", min(s, 4<<20-64))
+	}, more: func() map[string]string {
+		return map[string]string{"docker/Dockerfile.rocm": "FROM rocm/x\nCOPY tools/build.py /b.py\nRUN python3 /b.py\n"}
+	}},
+	{name: "compose: 2,000 inline Dockerfiles", rel: "compose.yaml", gen: func(s int) string {
+		return fill("services:\n", "  s:\n    build:\n      dockerfile_inline: |\n        FROM x\n        RUN git clone https://github.com/kvcache-ai/Mooncake.git && cd Mooncake && make\n", "", min(s, 1<<20-64))
+	}},
+	{name: "Dockerfile: 2,000 stages, each cloning and building", rel: "docker/Dockerfile.rocm", gen: func(s int) string {
+		var b strings.Builder
+		b.WriteString("FROM rocm/x AS s0\n")
+		for i := 1; i < 2000; i++ {
+			fmt.Fprintf(&b, "FROM s%d AS s%d\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /m%d && cd /m%d && make\n", i-1, i, i, i)
+		}
+		return b.String()
+	}},
 	{name: "pipeline: nested flow mappings, 1 MB", rel: ".buildkite/e.yml", gen: func(s int) string { return "x: " + nested("{a: ", "1", "}", 1<<20-64) + "\n" }},
 	{name: "text: lone CRs", rel: "ci/k.sh", gen: func(s int) string { return fill("", "echo a\r", "", s) }},
 	{name: "text: invalid UTF-8 everywhere", rel: "ci/l.sh", gen: func(s int) string { return fill("", "echo \xff\xfe\n", "", s) }},
