@@ -144,6 +144,11 @@ type dockerLoad struct {
 	wdStage int
 	wdUpTo  int
 	finalWD map[int]wdState
+	// sh is the program of stage shStage's last SHELL up to its
+	// instruction shUpTo (stageShell).
+	sh      string
+	shStage int
+	shUpTo  int
 }
 
 func loadDockerfile(path string, src []byte) *DockerfileDocument {

@@ -48,6 +48,20 @@ func (d *dockerLoad) runScript(in *Instruction, m *mappedText, rest, lastCmdLine
 	// The shell sees the joined command line followed by the heredoc bodies
 	// exactly as they stand in the file.
 	sh := m.suffix(rest)
+	if isPython(d.stageShell()) && len(n.Heredocs) == 0 {
+		// SHELL ["python3", "-c"]: the command line is Python code,
+		// read for its static commands (python.go).
+		span := func(s, e int) Pos { return sh.spanOf(d.idx, s, e) }
+		textOf := func(s, e int) string { return mappedSource(sh, d.idx.src, s, e) }
+		start := "."
+		if wd := d.workdir(); wd.known {
+			start = wd.dir
+		}
+		script, errs := pythonScript(sh.text, start, span, textOf)
+		d.doc.Errors = append(d.doc.Errors, errs...)
+		in.Shell, in.ShellErrors = &script, []Error{}
+		return
+	}
 	if len(n.Heredocs) > 0 {
 		nl := d.idx.lineEnd(lastCmdLine)
 		sh.text = append(sh.text, '\n')

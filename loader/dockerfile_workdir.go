@@ -114,3 +114,31 @@ func (d *dockerLoad) onbuild(in *Instruction, m *mappedText, rest, lastCmdLine i
 	}
 	d.runScript(in, m, at, lastCmdLine, n)
 }
+
+// stageShell is the program the current stage's last SHELL runs shell-form
+// instructions with ("" for the default, /bin/sh).
+func (d *dockerLoad) stageShell() string {
+	stage := len(d.doc.Stages)
+	if stage == 0 {
+		return ""
+	}
+	if d.shStage != stage {
+		d.shStage, d.shUpTo, d.sh = stage, 0, ""
+	}
+	ins := d.doc.Stages[stage-1].Instructions
+	for ; d.shUpTo < len(ins); d.shUpTo++ {
+		if in := ins[d.shUpTo]; in.Cmd == "shell" && len(in.Args) > 0 {
+			d.sh = wordValue(in.Args[0])
+		}
+	}
+	return d.sh
+}
+
+// mappedSource is the file's text at the range [s, e) of a mapped text.
+func mappedSource(mt *mappedText, src []byte, s, e int) string {
+	a, b := mappedRange(mt, s, e)
+	if a < 0 || b > len(src) || a > b {
+		return string(mt.text[s:e])
+	}
+	return string(src[a:b])
+}

@@ -107,7 +107,8 @@ func TestDockerfileModel(t *testing.T) {
 		"ONBUILD RUN cmake .\n" + // 10
 		"CMD cd /x && make\n" + // 11
 		"COPY <<EOS /tmp/b.sh\nmake -C /y\nEOS\n" + // 13
-		"ENTRYPOINT [\"sh\", \"-c\", \"make -C /z\"]\n" // 15
+		"ENTRYPOINT [\"sh\", \"-c\", \"make -C /z\"]\n" + // 15
+		"SHELL [\"python3\", \"-c\"]\nRUN import os; os.system('make -C /py')\n" // 17
 	d := loadDockerfile("Dockerfile", []byte(src))
 	var got []string
 	for _, st := range d.Stages {
@@ -128,6 +129,7 @@ func TestDockerfileModel(t *testing.T) {
 		"11 cmd cd dir=/w/Mooncake", "11 cmd make dir=/x",
 		"12 copy make dir=/w/Mooncake dirs=/y",
 		"15 entrypoint make dir=/w/Mooncake dirs=/z",
+		"17 run make dir=/w/Mooncake dirs=/py",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))

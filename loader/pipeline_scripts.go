@@ -390,7 +390,7 @@ func (p *pipeLoad) parse(ps *PipelineScript, m *scalarMap) {
 	}
 	if isPython(ps.Shell) {
 		// shell: python: the script's static commands (python.go).
-		py, perrs := pythonScript(text, src.span, src.textOf)
+		py, perrs := pythonScript(text, ps.Dir, src.span, src.textOf)
 		script.merge(py)
 		p.doc.Errors = append(p.doc.Errors, perrs...)
 	}

@@ -266,7 +266,7 @@ func loadPython(rel string, src []byte) *ShellDocument {
 		doc.Errors = append(doc.Errors, Error{Message: sizeBoundError("Python file", len(src), maxShellBytes), Pos: idx.span(0, 0)})
 		return doc
 	}
-	script, errs := pythonScript(src, idx.span, func(s, e int) string { return string(src[s:e]) })
+	script, errs := pythonScript(src, ".", idx.span, func(s, e int) string { return string(src[s:e]) })
 	doc.Script = script
 	doc.Errors = append(doc.Errors, errs...)
 	return doc
@@ -276,14 +276,18 @@ func loadPython(rel string, src []byte) *ShellDocument {
 // ranges span and textOf place in the file. Syntax errors of a command
 // line are the Python program's to meet at run time: only the parts not
 // read (bounds passed) are returned.
-func pythonScript(text []byte, span func(s, e int) Pos, textOf func(s, e int) string) (Script, []Error) {
+func pythonScript(text []byte, start string, span func(s, e int) Pos, textOf func(s, e int) string) (Script, []Error) {
 	out := newScript()
 	var errs []Error
 	budget := min(max(len(text), 64<<10), maxNestedBytes)
 	consts := pyConstants(string(text))
 	for _, c := range pythonCalls(string(text), func(i int) int { return i }) {
 		mt := c.text
-		ss := shellSource{text: mt.text, budget: &budget, dir: c.dir, values: consts,
+		dir := c.dir
+		if start != "" && start != "." {
+			dir = joinDir(start, c.dir)
+		}
+		ss := shellSource{text: mt.text, budget: &budget, dir: dir, values: consts,
 			span: func(s, e int) Pos {
 				a, b := mappedRange(mt, s, e)
 				return span(a, b)
