@@ -227,7 +227,10 @@ mentions_repository(m, s) if {
 }
 
 # expands reports whether shell or Dockerfile text reads variable name.
-expands(text, name) if regex.match(sprintf(`\$\{?%s([^A-Za-z0-9_]|$)`, [name]), text)
+expands(text, name) if {
+	contains(text, name) # a pattern of its own per name: asked only when it may match
+	regex.match(sprintf(`\$\{?%s([^A-Za-z0-9_]|$)`, [name]), text)
+}
 
 # remedy is what to do instead of building from source.
 remedy(m) := sprintf("install the published wheel pinned in %s instead", [concat(", ", m.requirements)]) if {

@@ -117,7 +117,12 @@ fold(m, files) := {
 	"known_names": (stages | {lower(t) | some t in targets}),
 	"arg_repos": arg_repos,
 	"context_repos": {n | some f in files; some n in object.get(f.facts.sourcebuild[m.package], "context_repos", [])},
-	"vendors": {v | some f in files; v := object.get(f.facts.sourcebuild[m.package], "vendor", ""); v != ""},
+	"vendors": vendors,
+	# others_only is what a file's evaluation reads (a boolean, the same
+	# from its own facts and the whole table for most files: read as the
+	# set, every file evaluated again when the repository holds one ROCm
+	# file).
+	"others_only": vendors == {"other"},
 	"run_by": {r: vs |
 		some f in files
 		some r in ran(m, f)
@@ -129,6 +134,7 @@ fold(m, files) := {
 		}
 	},
 } if {
+	vendors := {v | some f in files; v := object.get(f.facts.sourcebuild[m.package], "vendor", ""); v != ""}
 	arg_repos := {n | some f in files; some n in object.get(f.facts.sourcebuild[m.package], "arg_repos", [])}
 	stages := {s | some f in files; some s in f.facts.sourcebuild[m.package].stages}
 	targets := {t | some f in files; some t in f.facts.sourcebuild[m.package].targets} | {ts[0] |
@@ -201,7 +207,7 @@ inherited_other(m, path) if {
 	no_own_vendor(m, path)
 	not run_by(m, path, "platform")
 	not run_by(m, path, "other")
-	{v | some v in lib.table(["sourcebuild", m.package, "vendors"], [])} == {"other"}
+	lib.table(["sourcebuild", m.package, "others_only"], false) == true
 }
 
 no_own_vendor(m, path) if {
@@ -221,11 +227,17 @@ run_by(m, path, v) if v in lib.table(["sourcebuild", m.package, "run_by", base_n
 
 # platform_shown reports whether a build file shows the package's platform
 # (always, for a migration that names none), or something of it runs it.
-platform_shown(m, _) if count(object.get(m, "platform", [])) == 0
+platform_shown(m, path) if platform_shown_docs[m.package][path]
 
-platform_shown(m, path) if buildgate.source_words(path, m.platform)
+# platform_shown_docs: asked per word of a file (a local wheel's path),
+# answered once per file.
+platform_shown_docs := {m.package: {d.path: true | some d in input.documents; platform_shown0(m, d.path)} | some m in lib.migrations}
 
-platform_shown(m, path) if run_by(m, path, "platform")
+platform_shown0(m, _) if count(object.get(m, "platform", [])) == 0
+
+platform_shown0(m, path) if buildgate.source_words(path, m.platform)
+
+platform_shown0(m, path) if run_by(m, path, "platform")
 
 # docs are the relevant documents, docs_of_kind those of a kind: rules
 # iterate these rather than every document (a function call per document
@@ -483,9 +495,21 @@ own_value_vars(m, d) := (({a.name |
 # repo_ids are the identities of the migration's repositories (what
 # buildgate.repository makes of any spelling), repo_names their own names
 # (a fork or mirror keeps the name).
-repo_ids(m) := {id | some r in m.repositories; id := buildgate.repository(r)}
+repo_ids(m) := repo_ids_by_package[m.package]
 
-repo_names(m) := {n | some id in repo_ids(m); n := base_name(id)}
+repo_ids_by_package := {m.package: {id | some r in m.repositories; id := buildgate.repository(r)} | some m in lib.migrations}
+
+repo_names(m) := repo_names_by_package[m.package]
+
+repo_names_by_package := {m.package: {n | some id in repo_ids(m); n := base_name(id)} | some m in lib.migrations}
+
+# url_identity is the repository a word's value names, for a value that
+# may be a URL (it holds a slash or a colon: asked of every word of the
+# commands that may fetch).
+url_identity(w) := buildgate.repository(v) if {
+	v := word_value(w)
+	contains(v, "/")
+}
 
 # word_value is a word's static value, else its resolved one (the file's
 # static values of its variables put in place).
@@ -499,7 +523,7 @@ word_value(w) := w.resolved if {
 # repo_word reports whether a word names the repository, directly or
 # through one of its variables. A word that is the URL of another
 # repository does not (Mooncake-docs is not Mooncake).
-repo_word(m, _, w) if buildgate.repository(word_value(w)) in repo_ids(m)
+repo_word(m, _, w) if url_identity(w) in repo_ids(m)
 
 repo_word(m, _, w) if {
 	not other_repository(m, w)
@@ -523,7 +547,7 @@ repo_word(m, path, w) if {
 }
 
 other_repository(m, w) if {
-	id := buildgate.repository(word_value(w))
+	id := url_identity(w)
 	not id in repo_ids(m)
 	not base_name(id) in repo_names(m)
 }
@@ -1030,11 +1054,12 @@ build_step(c) := "builds a wheel" if {
 }
 
 build_step(c) := "builds a wheel" if {
-	regex.match(`^python[0-9.]*$`, c.name)
+	startswith(c.name, "python")
 	some i, w in c.words
 	w.value == "-m"
 	c.words[i + 1].value == "pip"
 	c.words[i + 2].value == "wheel"
+	regex.match(`^python[0-9.]*$`, c.name)
 }
 
 build_step(c) := "builds a wheel" if {
@@ -1089,20 +1114,33 @@ local_wheels(m, path, run, c) := {w |
 # download of the same file writes (pip download -d DIR: the published
 # wheel, not one built here).
 downloaded(path, p) if {
-	some s in lib.scripts_of(lib.document(path))
-	some c in s.script.commands
-	c.name in {"pip", "pip3", "uv"}
-	some i, w in c.words
-	w.value in {"-d", "--dest", "--destination-directory"}
-	d := trim_suffix(c.words[i + 1].value, "/")
+	some d in object.get(download_dirs, path, set())
 	startswith(p, concat("", [d, "/"]))
-	some x in c.words
-	x.value == "download"
+}
+
+# download_dirs: each document's pip download directories, found once (a
+# file of 35,000 installs must not be searched for each).
+download_dirs := {d.path: dirs |
+	some d in input.documents
+	dirs := {trim_suffix(c.words[i + 1].value, "/") |
+		some s in lib.scripts_of(d)
+		some c in s.script.commands
+		c.name in {"pip", "pip3", "uv"}
+		some x in c.words
+		x.value == "download"
+		some i, w in c.words
+		w.value in {"-d", "--dest", "--destination-directory"}
+		is_string(c.words[i + 1].value)
+	}
+	count(dirs) > 0
 }
 
 # built_artifact: a path that is a wheel or an archive built here (a
 # directory installed is a build from source, build_step's).
-built_artifact(p) if regex.match(`(\.whl|\.tar\.gz|\.zip|\.egg|\*)$`, p)
+built_artifact(p) if {
+	some ext in [".whl", ".tar.gz", ".zip", ".egg", "*"]
+	endswith(p, ext)
+}
 
 built_artifact(p) if contains(p, "dist/")
 
