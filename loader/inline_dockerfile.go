@@ -40,14 +40,7 @@ const maxInlineDockerfiles = 64
 func inlineDockerfile(rel string, src []byte, value string, keep []int, at Pos, atText string, where string) ([]InlineScript, []Error) {
 	var doc *DockerfileDocument
 	if keep != nil && len(keep) == len(value) {
-		virt := make([]byte, len(src))
-		for i, c := range src {
-			if c == '\n' {
-				virt[i] = '\n'
-			} else {
-				virt[i] = ' '
-			}
-		}
+		virt := blanked(src)
 		for i, off := range keep {
 			if off >= 0 && off < len(virt) && virt[off] != '\n' {
 				virt[off] = value[i]
@@ -201,4 +194,18 @@ func shiftPositions(v reflect.Value, dl, dc int) {
 			shiftPositions(v.Elem(), dl, dc)
 		}
 	}
+}
+
+// blanked is text with every byte but its line breaks a space: a file's
+// text in which a part put back keeps its place.
+func blanked(text []byte) []byte {
+	out := make([]byte, len(text))
+	for i, c := range text {
+		if c == '\n' {
+			out[i] = '\n'
+		} else {
+			out[i] = ' '
+		}
+	}
+	return out
 }

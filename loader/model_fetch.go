@@ -120,14 +120,7 @@ func gitClone(args []Word, base *string) *Fetch {
 		}
 		pos = append(pos, args[k])
 	}
-	if len(pos) == 0 {
-		return nil
-	}
-	u, ok := val(pos[0])
-	if !ok {
-		return nil
-	}
-	id, ok := repoid.Of(u)
+	u, id, ok := firstRepository(pos, "")
 	if !ok {
 		return nil
 	}
@@ -206,17 +199,7 @@ func ghFetch(c *ShellCommand) *Fetch {
 		}
 		pos = append(pos, w)
 	}
-	if len(pos) == 0 {
-		return nil
-	}
-	u, ok := val(pos[0])
-	if !ok {
-		return nil
-	}
-	id, ok := repoid.Of(u)
-	if !ok {
-		id, ok = repoid.Of("https://github.com/" + u)
-	}
+	u, id, ok := firstRepository(pos, "https://github.com/")
 	if !ok {
 		return nil
 	}
@@ -291,4 +274,21 @@ func oneFile(u string) bool {
 		return len(parts) > 2 && parts[2] != "archive" && parts[2] != "tarball" && parts[2] != "zipball"
 	}
 	return false
+}
+
+// firstRepository is the value of the first of the positional words and
+// the repository it names (as a URL, else under base: gh's OWNER/NAME).
+func firstRepository(pos []Word, base string) (string, string, bool) {
+	if len(pos) == 0 {
+		return "", "", false
+	}
+	u, ok := val(pos[0])
+	if !ok {
+		return "", "", false
+	}
+	id, ok := repoid.Of(u)
+	if !ok && base != "" {
+		id, ok = repoid.Of(base + u)
+	}
+	return u, id, ok
 }

@@ -68,14 +68,7 @@ func loadRecipes(rel string, src []byte, flavor string) *ShellDocument {
 	}
 	// One parse of the recipes, everything else blanked (every byte at
 	// its place); each logical line starts a shell of its own.
-	virt := make([]byte, len(text))
-	for i, c := range text {
-		if c == '\n' {
-			virt[i] = '\n'
-		} else {
-			virt[i] = ' '
-		}
-	}
+	virt := blanked(text)
 	starts := make([]int, 0, len(lines))
 	for _, l := range lines {
 		copy(virt[l.start:l.end], text[l.start:l.end])
