@@ -22,7 +22,9 @@ func unpacked(s *Script) {
 			continue
 		}
 		saved := savedFile(*c)
-		for j := i + 1; j < len(s.Commands); j++ {
+		// The unpacking comes soon after (a bound: a file of 80,000
+		// downloads must not look at every command after each).
+		for j := i + 1; j < len(s.Commands) && j <= i+maxUnpackAhead; j++ {
 			t := s.Commands[j]
 			n := path.Base(t.Name)
 			if n != "tar" && n != "bsdtar" && n != "unzip" {
@@ -42,6 +44,10 @@ func unpacked(s *Script) {
 		}
 	}
 }
+
+// maxUnpackAhead is how many commands after a download its unpacking is
+// looked for.
+const maxUnpackAhead = 256
 
 // savedFile is the file a download writes (curl -o F / --output F, wget -O
 // F), resolved against its directory.

@@ -493,6 +493,9 @@ func stdinFileRefs(cmds []ShellCommand, i int, via string, kind Kind, add func(W
 	}
 	for k := i - 1; k >= 0; k-- {
 		prev := cmds[k]
+		if prev.Pos.Line < c.Pipeline.Pos.Line || prev.Pos.Line == c.Pipeline.Pos.Line && prev.Pos.Column < c.Pipeline.Pos.Column {
+			break // before the pipeline: no more of it (80,000 pipelines must not each look at every command)
+		}
 		if prev.Pipeline == nil || prev.Pipeline.ID != c.Pipeline.ID || prev.Pipeline.Pos != c.Pipeline.Pos {
 			continue
 		}
@@ -546,6 +549,9 @@ func uploadRefs(cmds []ShellCommand, i int, args []Word, add func(Word, string, 
 	}
 	for k := i - 1; k >= 0; k-- {
 		prev := cmds[k]
+		if prev.Pos.Line < c.Pipeline.Pos.Line || prev.Pos.Line == c.Pipeline.Pos.Line && prev.Pos.Column < c.Pipeline.Pos.Column {
+			break // before the pipeline: no more of it (80,000 pipelines must not each look at every command)
+		}
 		if prev.Pipeline == nil || prev.Pipeline.ID != c.Pipeline.ID || prev.Pipeline.Pos != c.Pipeline.Pos {
 			continue
 		}

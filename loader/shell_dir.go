@@ -34,6 +34,9 @@ type dirState struct {
 // maxDirStack bounds pushd's stack (pushd in a loop of 10,000 lines).
 const maxDirStack = 64
 
+// maxDirLen bounds a directory's path: past it the directory is unknown.
+const maxDirLen = 1024
+
 // scopes are the nodes of the walk's stack that run in a copy of the
 // shell, outermost first.
 func (x *shellExtractor) scopes() []syntax.Node {
@@ -183,6 +186,12 @@ func (x *shellExtractor) changeDir(st *dirState, target *string) {
 	case oldKnown:
 		st.dir = joinDir(old, t)
 	default:
+		return
+	}
+	if len(st.dir) > maxDirLen {
+		// cd x in a loop (or 80,000 evals of it): a path no build
+		// has, and one that would grow with the script.
+		st.known = false
 		return
 	}
 	if oldKnown {

@@ -126,6 +126,9 @@ func xargsFed(s *Script) {
 		var feed []Word
 		for j := i - 1; j >= 0; j-- {
 			p := s.Commands[j]
+			if before(p.Pos, c.Pipeline.Pos) {
+				break // before the pipeline
+			}
 			if p.Pipeline == nil || p.Pipeline.ID != c.Pipeline.ID || p.Pipeline.Pos != c.Pipeline.Pos || p.Pipeline.Index != c.Pipeline.Index-1 {
 				continue
 			}
