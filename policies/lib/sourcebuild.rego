@@ -93,7 +93,7 @@ ran_path(c) := c.words[1].value if {
 ran_path(c) := c.name if contains(c.name, "/")
 
 ran_path(c) := c.words[1].value if {
-	regex.match(`^python[0-9.]*$`, c.name)
+	startswith(c.name, "python") # no pattern per command: a file's facts ask it of every one
 	count(c.words) > 1
 	is_string(c.words[1].value)
 	endswith(c.words[1].value, ".py")
@@ -123,16 +123,12 @@ fold(m, files) := {
 	# set, every file evaluated again when the repository holds one ROCm
 	# file).
 	"others_only": vendors == {"other"},
-	"run_by": {r: vs |
-		some f in files
-		some r in ran(m, f)
-		vs := {v |
-			some g in files
-			r in ran(m, g)
-			v := g.facts.sourcebuild[m.package].vendor
-			v != ""
-		}
-	},
+	# run_by_platform / run_by_other: the files (by path, and scripts by
+	# name) a file of the package's platform or of another runs; two
+	# sets, made in one pass over the files (a map of each file to the
+	# vendors of all that run it took the square of the files).
+	"run_by_platform": {r: true | some f in files; f.facts.sourcebuild[m.package].vendor == "platform"; some r in ran(m, f)},
+	"run_by_other": {r: true | some f in files; f.facts.sourcebuild[m.package].vendor == "other"; some r in ran(m, f)},
 } if {
 	vendors := {v | some f in files; v := object.get(f.facts.sourcebuild[m.package], "vendor", ""); v != ""}
 	arg_repos := {n | some f in files; some n in object.get(f.facts.sourcebuild[m.package], "arg_repos", [])}
@@ -221,9 +217,11 @@ ran(m, f) := {r | some r in object.get(f, "runs", [])} | {r | some r in object.g
 
 # run_by reports whether a file of vendor v runs the file at path (by its
 # path, or by its name).
-run_by(m, path, v) if v in lib.table(["sourcebuild", m.package, "run_by", path], [])
+run_by(m, path, v) if lib.table(["sourcebuild", m.package, run_by_key[v], path], false) == true
 
-run_by(m, path, v) if v in lib.table(["sourcebuild", m.package, "run_by", base_name(path)], [])
+run_by(m, path, v) if lib.table(["sourcebuild", m.package, run_by_key[v], base_name(path)], false) == true
+
+run_by_key := {"platform": "run_by_platform", "other": "run_by_other"}
 
 # platform_shown reports whether a build file shows the package's platform
 # (always, for a migration that names none), or something of it runs it.
