@@ -367,6 +367,24 @@ func refWordValue(w Word) string {
 	return w.Text
 }
 
+// pipelineBefore are the indexes of the commands of command i's pipeline
+// before it, nearest first: looked for back to the pipeline's start only
+// (80,000 pipelines must not each look at every command).
+func pipelineBefore(cmds []ShellCommand, i int) []int {
+	c := cmds[i]
+	var out []int
+	for k := i - 1; k >= 0; k-- {
+		prev := cmds[k]
+		if prev.Pos.Line < c.Pipeline.Pos.Line || prev.Pos.Line == c.Pipeline.Pos.Line && prev.Pos.Column < c.Pipeline.Pos.Column {
+			break
+		}
+		if prev.Pipeline != nil && prev.Pipeline.ID == c.Pipeline.ID && prev.Pipeline.Pos == c.Pipeline.Pos {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // markRefs applies f to each reference.
 func markRefs(rs []FileRef, f func(*FileRef)) {
 	for i := range rs {
@@ -491,14 +509,8 @@ func stdinFileRefs(cmds []ShellCommand, i int, via string, kind Kind, add func(W
 	if c.Pipeline == nil {
 		return
 	}
-	for k := i - 1; k >= 0; k-- {
+	for _, k := range pipelineBefore(cmds, i) {
 		prev := cmds[k]
-		if prev.Pos.Line < c.Pipeline.Pos.Line || prev.Pos.Line == c.Pipeline.Pos.Line && prev.Pos.Column < c.Pipeline.Pos.Column {
-			break // before the pipeline: no more of it (80,000 pipelines must not each look at every command)
-		}
-		if prev.Pipeline == nil || prev.Pipeline.ID != c.Pipeline.ID || prev.Pipeline.Pos != c.Pipeline.Pos {
-			continue
-		}
 		e := Effective(prev, nil)
 		if e < 0 || !readers[path.Base(wordValue(prev.Words[e]))] {
 			continue
@@ -547,14 +559,8 @@ func uploadRefs(cmds []ShellCommand, i int, args []Word, add func(Word, string, 
 	if c.Pipeline == nil {
 		return out
 	}
-	for k := i - 1; k >= 0; k-- {
+	for _, k := range pipelineBefore(cmds, i) {
 		prev := cmds[k]
-		if prev.Pos.Line < c.Pipeline.Pos.Line || prev.Pos.Line == c.Pipeline.Pos.Line && prev.Pos.Column < c.Pipeline.Pos.Column {
-			break // before the pipeline: no more of it (80,000 pipelines must not each look at every command)
-		}
-		if prev.Pipeline == nil || prev.Pipeline.ID != c.Pipeline.ID || prev.Pipeline.Pos != c.Pipeline.Pos {
-			continue
-		}
 		e := Effective(prev, nil)
 		if e < 0 {
 			continue
