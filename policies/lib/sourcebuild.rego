@@ -64,10 +64,23 @@ mentions_migration(m, d) if {
 vendor(m, d) := "platform" if {
 	count(object.get(m, "platform", [])) > 0
 	lib.in_scope(m, d.path)
+	may_show_platform(m, d.path)
 	buildgate.source_words(d.path, m.platform)
 } else := "other" if {
 	lib.in_scope(m, d.path)
+	may_show_platform(m, d.path)
 	own_other_platform(m, d.path)
+}
+
+# may_show_platform: the file's text holds a platform word's letters at
+# all (one scan of the text every file has; the word sets are made only
+# for the files that pass).
+may_show_platform(m, path) if buildgate.source_contains(path, platform_stems[m.package])
+
+platform_stems := {m.package: [trim_suffix(w, "*") |
+	some w in array.concat(object.get(m, "platform", []), object.get(m, "other_platforms", []))
+] |
+	some m in lib.migrations
 }
 
 vendor_or_none(m, d) := v if v := vendor(m, d)
