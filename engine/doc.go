@@ -18,6 +18,20 @@ type Doc struct {
 	// when the caller made it already (nil: made when first asked, once
 	// per evaluation).
 	Hay []byte
+	// Words, when set, holds the word set the source builtins make of
+	// Source, shared by the evaluations of the same Doc (its facts', its
+	// rules'): made once per file, not once per query. Forget drops it.
+	Words *WordMemo
+}
+
+// WordMemo is a Doc's word set, made when first asked.
+type WordMemo struct{ ws *wordSet }
+
+// Forget drops what a Doc's evaluations made of its text.
+func (d Doc) Forget() {
+	if d.Words != nil {
+		d.Words.ws = nil
+	}
 }
 
 // Convert converts a loaded document for evaluation.

@@ -28,6 +28,8 @@ type sources struct {
 	hay     map[string][]byte
 	words   map[string]*wordSet
 	answers map[string]bool // source_words' and code_words'
+	// memos are the documents' word memos, filled as word sets are made.
+	memos map[string]*WordMemo
 }
 
 // WithSources puts the texts of an evaluation's documents (by path) at
@@ -44,6 +46,15 @@ func withDocs(ctx context.Context, docs ...Doc) context.Context {
 		s.texts[d.Path] = d.Source
 		if d.Hay != nil && d.Source != nil {
 			s.hay[d.Path] = d.Hay
+		}
+		if d.Words != nil {
+			if s.memos == nil {
+				s.memos = map[string]*WordMemo{}
+			}
+			s.memos[d.Path] = d.Words
+			if d.Words.ws != nil {
+				s.words[d.Path] = d.Words.ws
+			}
 		}
 	}
 	return context.WithValue(ctx, sourcesKey{}, s)

@@ -42,6 +42,9 @@ func (s *sources) wordsOf(path string) (*wordSet, bool) {
 	}
 	s.mu.Lock()
 	s.words[path] = ws
+	if m := s.memos[path]; m != nil {
+		m.ws = ws
+	}
 	s.mu.Unlock()
 	return ws, true
 }

@@ -396,6 +396,9 @@ func (p *phase1) finish(ctx context.Context, f *file, doc loader.Document, src [
 		}
 		return f, nil
 	}
+	// The word set its facts make serves its rules too; dropped after.
+	d.Words = &engine.WordMemo{}
+	defer d.Forget()
 	facts, err := p.eng.FileFacts(ctx, p.cfg, d)
 	if err != nil {
 		return nil, err
