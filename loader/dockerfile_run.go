@@ -52,7 +52,7 @@ func (d *dockerLoad) runScript(in *Instruction, m *mappedText, rest, lastCmdLine
 		// SHELL ["python3", "-c"]: the command line is Python code,
 		// read for its static commands (python.go).
 		span := func(s, e int) Pos { return sh.spanOf(d.idx, s, e) }
-		textOf := func(s, e int) string { return mappedSource(sh, d.idx.src, s, e) }
+		textOf := func(s, e int) string { return sh.sourceText(d.idx.src, s, e) }
 		start := "."
 		if wd := d.workdir(); wd.known {
 			start = wd.dir

@@ -70,11 +70,9 @@ func (d *dockerLoad) applyWD(wd wdState, in Instruction) wdState {
 	}
 	v := wordValue(in.Args[0])
 	if strings.Contains(v, "$") {
-		vs, _ := expandValues(v, singleValues(d.runValues()))
-		if len(vs) != 1 {
-			return wdState{}
+		if v = expandWith(v, d.runValues()); strings.Contains(v, "$") {
+			return wdState{} // a variable without a value
 		}
-		v = vs[0]
 	}
 	if strings.HasPrefix(v, "/") {
 		return wdState{dir: path.Clean(v), known: true}
@@ -85,14 +83,6 @@ func (d *dockerLoad) applyWD(wd wdState, in Instruction) wdState {
 	return wdState{dir: path.Join(wd.dir, v), known: true}
 }
 
-// singleValues are a map's values as the values of refs_values.go.
-func singleValues(m map[string]string) values {
-	out := values{}
-	for k, v := range m {
-		out[k] = []string{v}
-	}
-	return out
-}
 
 // onbuild reads the script of ONBUILD RUN …, which every build FROM this
 // image runs: the trigger's command line after RUN and its flags.
@@ -132,13 +122,4 @@ func (d *dockerLoad) stageShell() string {
 		}
 	}
 	return d.sh
-}
-
-// mappedSource is the file's text at the range [s, e) of a mapped text.
-func mappedSource(mt *mappedText, src []byte, s, e int) string {
-	a, b := mappedRange(mt, s, e)
-	if a < 0 || b > len(src) || a > b {
-		return string(mt.text[s:e])
-	}
-	return string(src[a:b])
 }

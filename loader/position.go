@@ -228,12 +228,32 @@ func (m *mappedText) offsetOf(src int) (int, bool) {
 // spanOf maps [start, end) of the assembled text to a source position; the
 // end maps from the last byte so that a span never runs into a removed part.
 func (m *mappedText) spanOf(x *lineIndex, start, end int) Pos {
+	return x.span(m.sourceRange(start, end))
+}
+
+// sourceRange maps [start, end) of the assembled text to source offsets,
+// the end from the last byte (as spanOf).
+func (m *mappedText) sourceRange(start, end int) (int, int) {
 	s := m.source(start)
 	if end <= start {
-		return x.span(s, s)
+		return s, s
 	}
-	e := m.source(end-1) + 1
-	return x.span(s, e)
+	return s, m.source(end-1) + 1
+}
+
+// sourceText is the file's text src at [start, end) of the assembled
+// text (the assembled text's own when the range is not the file's).
+func (m *mappedText) sourceText(src []byte, start, end int) string {
+	a, b := m.sourceRange(start, end)
+	if a < 0 || b > len(src) || a > b {
+		return string(m.text[start:end])
+	}
+	return string(src[a:b])
+}
+
+// before reports whether position a starts before position b.
+func before(a, b Pos) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
 }
 
 // suffix returns the text from offset from on, keeping its map.

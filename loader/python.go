@@ -289,11 +289,11 @@ func pythonScript(text []byte, start string, span func(s, e int) Pos, textOf fun
 		}
 		ss := shellSource{text: mt.text, budget: &budget, dir: dir, values: consts,
 			span: func(s, e int) Pos {
-				a, b := mappedRange(mt, s, e)
+				a, b := mt.sourceRange(s, e)
 				return span(a, b)
 			},
 			textOf: func(s, e int) string {
-				a, b := mappedRange(mt, s, e)
+				a, b := mt.sourceRange(s, e)
 				return textOf(a, b)
 			},
 		}
@@ -303,15 +303,6 @@ func pythonScript(text []byte, start string, span func(s, e int) Pos, textOf fun
 		errs = append(append(errs, bound...), werrs...)
 	}
 	return out, errs
-}
-
-// mappedRange is the source range of [s, e) of a mapped text.
-func mappedRange(mt *mappedText, s, e int) (int, int) {
-	a := mt.source(s)
-	if e <= s {
-		return a, a
-	}
-	return a, mt.source(e-1) + 1
 }
 
 // pythonInline reads the commands of `python -c CODE` (the code's text

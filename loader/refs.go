@@ -375,7 +375,7 @@ func pipelineBefore(cmds []ShellCommand, i int) []int {
 	var out []int
 	for k := i - 1; k >= 0; k-- {
 		prev := cmds[k]
-		if prev.Pos.Line < c.Pipeline.Pos.Line || prev.Pos.Line == c.Pipeline.Pos.Line && prev.Pos.Column < c.Pipeline.Pos.Column {
+		if before(prev.Pos, c.Pipeline.Pos) {
 			break
 		}
 		if prev.Pipeline != nil && prev.Pipeline.ID == c.Pipeline.ID && prev.Pipeline.Pos == c.Pipeline.Pos {

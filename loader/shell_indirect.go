@@ -85,11 +85,6 @@ func arrayCommand(s *Script, at int, w Word) []Word {
 	return nil
 }
 
-// before reports whether position a starts before position b.
-func before(a, b Pos) bool {
-	return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
-}
-
 // echoed is what a command substitution of echo prints when its words are
 // static: `$(echo git)`.
 func echoed(cs *syntax.CmdSubst) (string, bool) {
