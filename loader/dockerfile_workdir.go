@@ -83,7 +83,6 @@ func (d *dockerLoad) applyWD(wd wdState, in Instruction) wdState {
 	return wdState{dir: path.Join(wd.dir, v), known: true}
 }
 
-
 // onbuild reads the script of ONBUILD RUN …, which every build FROM this
 // image runs: the trigger's command line after RUN and its flags.
 func (d *dockerLoad) onbuild(in *Instruction, m *mappedText, rest, lastCmdLine int, n *parser.Node) {
