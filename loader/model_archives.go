@@ -57,7 +57,7 @@ func savedFile(c ShellCommand) *string {
 	for k := 1; k < len(c.Words); k++ {
 		v, _ := val(c.Words[k])
 		switch {
-		case (v == "-o" || v == "--output" || v == "-O" && wget || v == "--output-document") && k+1 < len(c.Words):
+		case (v == "-o" || v == "--output" || v == "-O" && wget || v == "--output-document" || shortCluster(v, wget)) && k+1 < len(c.Words):
 			if f, ok := pathOf(c.Words[k+1]); ok && f != "-" {
 				return under(c.Dir, f)
 			}
@@ -77,6 +77,16 @@ func savedFile(c ShellCommand) *string {
 		u = u[:i]
 	}
 	return under(c.Dir, path.Base(u))
+}
+
+// shortCluster reports a cluster of short options whose last names the
+// output file (wget -qO F, curl -sLo F).
+func shortCluster(v string, wget bool) bool {
+	if len(v) < 3 || v[0] != '-' || v[1] == '-' {
+		return false
+	}
+	last := v[len(v)-1]
+	return wget && last == 'O' || !wget && last == 'o'
 }
 
 // unpacks reports whether tar or unzip reads the archive file f.

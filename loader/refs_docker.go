@@ -62,6 +62,25 @@ func imagePath(workdir, p string) string {
 	return path.Join(workdir, p)
 }
 
+// copiedSources are the sources of a path in the image: what was copied
+// there, or into a directory above it (COPY tools /t, then /t/fetch.py is
+// tools/fetch.py).
+func copiedSources(copied map[string][]string, p string) []string {
+	if srcs, ok := copied[p]; ok {
+		return srcs
+	}
+	for dir, rest := path.Dir(p), path.Base(p); dir != "/" && dir != "."; dir, rest = path.Dir(dir), path.Base(dir)+"/"+rest {
+		if srcs, ok := copied[dir]; ok {
+			var out []string
+			for _, s := range srcs {
+				out = append(out, path.Join(s, rest))
+			}
+			return out
+		}
+	}
+	return nil
+}
+
 // copies records what a COPY or ADD puts where: a source at the
 // destination, or in it when the destination is a directory (a trailing
 // slash, or several sources).
@@ -108,7 +127,7 @@ func runsCopied(cmds []ShellCommand, copied map[string][]string, workdir, dir st
 		} else if !strings.Contains(c.Name, "/") {
 			continue
 		}
-		for _, src := range copied[imagePath(workdir, wordValue(ran))] {
+		for _, src := range copiedSources(copied, imagePath(workdir, wordValue(ran))) {
 			for _, p := range []string{src, path.Join(dir, src)} {
 				if r, ok := refFor(p, "runs", KindShell, ran.Pos); ok {
 					// Run by its path, a file named for another language
@@ -159,9 +178,30 @@ func copiesAndRuns(src []byte) bool {
 	}
 	for _, d := range dsts {
 		d = strings.TrimSuffix(d, "/")
-		if d != "" && d != "." && runsName(src, path.Base(d)) {
+		if d != "" && d != "." && (runsName(src, path.Base(d)) || pythonRuns(src, d)) {
 			return true
 		}
+	}
+	return false
+}
+
+// pythonRuns reports whether a Python interpreter runs a file at or below
+// a copied path (python3 -u /t/fetch.py after COPY tools /t).
+func pythonRuns(src []byte, dst string) bool {
+	if !bytes.Contains(src, []byte("python")) {
+		return false
+	}
+	i := bytes.Index(src, []byte(dst))
+	for i >= 0 {
+		line := src[bytes.LastIndexByte(src[:i], '\n')+1 : i]
+		if j := bytes.LastIndex(line, []byte("python")); j >= 0 && !bytes.ContainsAny(line[j:], ";&|") {
+			return true
+		}
+		next := bytes.Index(src[i+len(dst):], []byte(dst))
+		if next < 0 {
+			break
+		}
+		i += len(dst) + next
 	}
 	return false
 }

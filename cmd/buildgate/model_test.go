@@ -154,6 +154,11 @@ func TestModelCodeThatRunsLater(t *testing.T) {
 				"RUN python3 /tmp/build_ext.py",
 				"RUN python3 -c \"import os; os.system('git clone "+mcURL+"')\"", // 4
 			)}, want: []string{"BG104 tools/build_ext.py:3", "BG104 tools/build_ext.py:4", "BG104 docker/Dockerfile.rocm:4"}},
+		// A directory copied, a Python with options before its script.
+		{name: "a Python script in a copied directory", files: map[string]string{
+			"tools/fetch.py":         "import subprocess as sp\nsp.check_output(['git', 'clone', '" + mcURL + "', '/s'])\n", // 2
+			"docker/Dockerfile.rocm": rocm("COPY tools /t", "RUN python3.11 -u /t/fetch.py")},
+			want: []string{"BG104 tools/fetch.py:2"}},
 	})
 }
 
@@ -168,6 +173,10 @@ func TestModelRepositoryIdentity(t *testing.T) {
 			"gh repo clone kvcache-ai/Mooncake d\n" + // 6
 			"make -C /opt/mc\n"}, // 7: in the tarball's directory
 			want: []string{"BG104 build.sh:2", "BG104 build.sh:3", "BG104 build.sh:4", "BG104 build.sh:5", "BG104 build.sh:6", "BG104 build.sh:7"}},
+		{name: "an archive saved by wget -qO and unzipped", files: map[string]string{"build.sh": "#!/bin/bash\n" +
+			"wget -qO mc.zip https://github.com/kvcache-ai/Mooncake/archive/refs/heads/main.zip\n" + // 2
+			"unzip mc.zip -d /opt && cd /opt/Mooncake-main && cmake .\n"}, // 3
+			want: []string{"BG104 build.sh:2", "BG104 build.sh:3"}},
 		{name: "a fork of the same name that is built", files: map[string]string{"build.sh": "#!/bin/bash\n" +
 			"git clone https://github.com/someone/Mooncake.git /opt/fork\n" + // 2
 			"cmake -S /opt/fork -B /tmp/b\n"}, // 3
