@@ -48,6 +48,10 @@ type Migration struct {
 	// this platform.
 	Platform       []string `json:"platform"`
 	OtherPlatforms []string `json:"other_platforms"`
+	// Indexes are the package indexes the package may come from (index
+	// URLs, compared without a trailing slash); empty: the public index,
+	// https://pypi.org/simple.
+	Indexes []string `json:"indexes"`
 }
 
 // RuleSetting overrides a rule. Key is the rule id or name as written.
@@ -272,7 +276,7 @@ func (p *parser) migrations(n *yaml.Node) ([]Migration, error) {
 	for _, item := range n.Content {
 		m := Migration{Requirements: []string{}, Variants: []string{}, Names: []string{},
 			BuildArgs: []string{}, Toggles: []string{}, Repositories: []string{}, Scope: []string{},
-			Platform: []string{}, OtherPlatforms: []string{}}
+			Platform: []string{}, OtherPlatforms: []string{}, Indexes: []string{}}
 		list := func(dst *[]string, what string, check func(*yaml.Node, string) error) func(*yaml.Node) error {
 			return func(v *yaml.Node) error {
 				s, err := p.strs(v, what, check)
@@ -329,6 +333,12 @@ func (p *parser) migrations(n *yaml.Node) ([]Migration, error) {
 			"scope":           list(&m.Scope, "scope", p.glob),
 			"platform":        list(&m.Platform, "platform", p.platformWord),
 			"other_platforms": list(&m.OtherPlatforms, "other_platforms", p.platformWord),
+			"indexes": list(&m.Indexes, "indexes", func(v *yaml.Node, s string) error {
+				if !strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "file://") {
+					return p.at(v, "index %q must be a URL (https://…)", s)
+				}
+				return nil
+			}),
 		})
 		if err != nil {
 			return nil, err

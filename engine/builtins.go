@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/buildgate/buildgate/loader"
+	"github.com/buildgate/buildgate/marker"
 	"github.com/buildgate/buildgate/pep440"
 	"github.com/buildgate/buildgate/repoid"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -38,6 +39,8 @@ func init() {
 		types.Args(types.Named("path", types.S), types.Named("words", types.NewArray(nil, types.S))), types.Named("ok", types.B), wordsBuiltin(false))
 	register("buildgate.repository", "the identity of the repository a URL fetches (host/owner/name in lower case, whatever the spelling: port, user, scp form, .git, case, percent-escapes, archive and API URLs); a bare host/path as a configuration writes it is read as https; undefined when it names no repository",
 		types.Args(types.Named("url", types.S)), types.Named("repository", types.S), builtinRepository)
+	register("buildgate.marker_may_hold", "reports whether a PEP 508 environment marker may hold on a Linux CPython image of one of the architectures (platform_machine values) and Python versions (3.N; empty: every CPython 3.x), evaluated as packaging evaluates it (extra is \"\"; the kernel's platform_release and platform_version are unknown and may hold); false for a marker pip refuses",
+		types.Args(types.Named("marker", types.S), types.Named("arches", types.NewAny(types.NewArray(nil, types.S), types.NewSet(types.S))), types.Named("pythons", types.NewAny(types.NewArray(nil, types.S), types.NewSet(types.S)))), types.Named("ok", types.B), builtinMarkerMayHold)
 	register("pep503.normalize", "the PEP 503 normalised form of a project name",
 		types.Args(types.Named("name", types.S)), types.Named("normalized", types.S), builtinNormalize)
 }
@@ -221,4 +224,50 @@ func specSet(t *ast.Term, pos int) (pep440.Set, error) {
 		return pep440.Set{}, err
 	}
 	return pep440.ParseSet(s)
+}
+
+func builtinMarkerMayHold(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
+	m, err := stringArg(ops[0], 1)
+	if err != nil {
+		return err
+	}
+	arches, err := stringsArg(ops[1], 2)
+	if err != nil {
+		return err
+	}
+	pythons, err := stringsArg(ops[2], 3)
+	if err != nil {
+		return err
+	}
+	if len(arches) > 16 || len(pythons) > 64 || len(m) > 10000 {
+		return fmt.Errorf("buildgate.marker_may_hold: at most 16 architectures, 64 Python versions and a 10,000-character marker")
+	}
+	return iter(ast.BooleanTerm(marker.AnyMayHold(m, marker.Linux(arches, pythons))))
+}
+
+func stringsArg(t *ast.Term, pos int) ([]string, error) {
+	var out []string
+	add := func(x *ast.Term) error {
+		s, ok := x.Value.(ast.String)
+		if !ok {
+			return fmt.Errorf("operand %d must hold strings", pos)
+		}
+		out = append(out, string(s))
+		return nil
+	}
+	switch v := t.Value.(type) {
+	case *ast.Array:
+		for i := 0; i < v.Len(); i++ {
+			if err := add(v.Elem(i)); err != nil {
+				return nil, err
+			}
+		}
+	case ast.Set:
+		if err := v.Iter(add); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("operand %d must be an array or a set of strings", pos)
+	}
+	return out, nil
 }

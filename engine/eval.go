@@ -170,7 +170,7 @@ func (e *Engine) FilesFacts(ctx context.Context, cfg ast.Value, docs []Doc) ([]a
 // EvalRepository evaluates the built-in pack over no document: what it
 // says of the repository as a whole (a requirements file the
 // configuration names that does not exist), with the table and the
-// findings of every file's evaluation ({rule, path}) as input.findings.
+// findings of every file's evaluation ({rule, path, msg}) as input.findings.
 func (e *Engine) EvalRepository(ctx context.Context, cfg ast.Value, table *Table, found []finding.Finding) ([]finding.Finding, error) {
 	if e.pack == nil {
 		return nil, nil
@@ -180,6 +180,7 @@ func (e *Engine) EvalRepository(ctx context.Context, cfg ast.Value, table *Table
 		fs[i] = ast.ObjectTerm(
 			[2]*ast.Term{ast.StringTerm("rule"), ast.StringTerm(f.Rule)},
 			[2]*ast.Term{ast.StringTerm("path"), ast.StringTerm(f.Path)},
+			[2]*ast.Term{ast.StringTerm("msg"), ast.StringTerm(f.Message)},
 		)
 	}
 	val := scoped(cfg, nil, "repository")

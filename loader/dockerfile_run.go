@@ -133,6 +133,7 @@ func (d *dockerLoad) runScript(in *Instruction, m *mappedText, rest, lastCmdLine
 			errs = append(errs, be...)
 		}
 	}
+	stageEnv(&parsed, d.pipEnv())
 	in.Shell = &parsed
 	in.ShellErrors = errs
 	// What the shell parser cannot read of a RUN could be the source

@@ -95,7 +95,7 @@ func references(d Document) []FileRef {
 	case *DockerfileDocument:
 		return dockerfileRefs(d)
 	case *ShellDocument:
-		return resolveRefs(commandRefs(d.Script, path.Dir(d.Path)), docValues(d))
+		return resolveRefs(append(commandRefs(d.Script, path.Dir(d.Path)), pipRefs(d.Commands, nil, ".", path.Dir(d.Path))...), docValues(d))
 	}
 	return nil
 }

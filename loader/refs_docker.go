@@ -38,6 +38,7 @@ func dockerfileRefs(d *DockerfileDocument) []FileRef {
 				}
 				if in.Shell != nil {
 					out = append(out, runsCopied(in.Shell.Commands, copied, workdir, dir)...)
+					out = append(out, pipRefs(in.Shell.Commands, copied, workdir, dir)...)
 				}
 			}
 		}
@@ -308,4 +309,42 @@ func mayRun(s string) bool {
 	ext := path.Ext(path.Base(s))
 	return s != "" && s != "." && !strings.HasPrefix(s, "-") && !strings.Contains(s, "://") &&
 		!strings.HasPrefix(s, "<<") && ext != ".sh" && ext != ".bash"
+}
+
+// pipRefs are the requirement files pip or uv commands read (-r, -c,
+// --override, uv pip sync FILE): read as requirements whatever their
+// names (requirements/rocm.lock, deps.in). A file copied or mounted into
+// the image is its source; otherwise the path as the command names it,
+// from the root and from dir.
+func pipRefs(cmds []ShellCommand, copied map[string][]string, workdir, dir string) []FileRef {
+	var out []FileRef
+	for _, c := range cmds {
+		if c.Pip == nil {
+			continue
+		}
+		for _, f := range c.Pip.Files {
+			if f.Kind == "project" {
+				continue
+			}
+			v, ok := val(f.Word)
+			if !ok || strings.Contains(v, "://") {
+				continue
+			}
+			cands := copiedSources(copied, imagePath(workdir, v))
+			if c.Dir != nil && copied != nil {
+				cands = append(cands, copiedSources(copied, imagePath(*c.Dir, v))...)
+			}
+			if !strings.HasPrefix(v, "/") {
+				cands = append(cands, v)
+			}
+			for _, src := range cands {
+				for _, p := range []string{src, path.Join(dir, src)} {
+					if r, ok := refFor(p, "install", KindRequirements, f.Word.Pos); ok && !r.Glob && r.raw == "" {
+						out = append(out, r)
+					}
+				}
+			}
+		}
+	}
+	return out
 }

@@ -134,7 +134,11 @@ func (r *reqLoad) line(l reqLine) {
 		opts = r.options(l, toks)
 	}
 	if argsEnd > start {
+		before := len(r.doc.Errors)
 		req := r.requirement(l, start, argsEnd, span)
+		if !r.valid(before) {
+			return
+		}
 		req.Options, req.Hashes = []Flag{}, []Word{}
 		for _, o := range opts {
 			// Only --hash, --global-option and --config-settings apply to
@@ -170,7 +174,12 @@ func (r *reqLoad) line(l reqLine) {
 		// pip reads only the first -e of a line, and a line with one is a
 		// requirement: its -r is not followed.
 		o := opts[editable]
-		req := r.requirement(l, o.vs, o.ve, span)
+		vs, ve := unquotedSpan(text, o.vs, o.ve)
+		before := len(r.doc.Errors)
+		req := r.requirement(l, vs, ve, span)
+		if !r.valid(before) {
+			return
+		}
 		req.Editable = true
 		if req.VCS != "" && req.Name == "" {
 			r.syntaxError(l, o.vs, o.ve, fmt.Sprintf("pip cannot tell the project of the editable %q: add #egg=NAME", o.flag.Value))
@@ -316,4 +325,13 @@ func shlexSplit(b []byte, base int) ([]tok, error) {
 	}
 	flush(len(b))
 	return out, nil
+}
+
+// unquotedSpan is [vs, ve) without one pair of surrounding quotes: pip
+// splits the options as a shell does, so -e 'git+https://…' is the URL.
+func unquotedSpan(text []byte, vs, ve int) (int, int) {
+	if ve-vs >= 2 && (text[vs] == '\'' || text[vs] == '"') && text[ve-1] == text[vs] {
+		return vs + 1, ve - 1
+	}
+	return vs, ve
 }

@@ -47,6 +47,17 @@ func (r *reqLoad) requirement(l reqLine, s, e int, span Pos) Requirement {
 	return p.req
 }
 
+// valid reports whether pip accepts what requirement parsed: a line pip
+// refuses makes it refuse the whole file, so it is no pin (issue 29).
+func (r *reqLoad) valid(before int) bool {
+	for _, e := range r.doc.Errors[before:] {
+		if e.Syntax {
+			return false
+		}
+	}
+	return true
+}
+
 func (p *reqParse) fail(at int, format string, args ...any) {
 	if p.failures++; p.failures > 5 {
 		return
@@ -105,8 +116,39 @@ func (p *reqParse) urlForm(first string) {
 	p.setLocation(w)
 	if !p.r.wheel(&p.req, p.l, s, first) {
 		if m := eggRe.FindStringSubmatchIndex(first); m != nil {
-			p.r.setName(&p.req, p.l, s+m[2], s+m[3])
+			p.egg(s+m[2], s+m[3], s+eggEnd(first, m[2]))
 		}
+	}
+}
+
+// eggEnd is where the #egg= fragment starting at i ends: the next & or
+// the end (pip's _egg_fragment_re, [#&]egg=([^&]*)).
+func eggEnd(s string, i int) int {
+	if k := strings.IndexByte(s[i:], '&'); k >= 0 {
+		return i + k
+	}
+	return len(s)
+}
+
+// egg reads an #egg= fragment [ns, fe) as pip 23 does: the fragment is
+// a requirement string (packaging's Requirement), so `#egg=NAME==V
+// ;marker` carries a version and a marker that pip applies. Where the
+// fragment is only a name ([ns, ne)), that is the name.
+func (p *reqParse) egg(ns, ne, fe int) {
+	if strings.TrimSpace(p.text[ne:fe]) == "" {
+		p.r.setName(&p.req, p.l, ns, ne)
+		return
+	}
+	sub := &reqParse{r: p.r, l: p.l, text: p.text[:fe], s: ns, e: fe, req: Requirement{
+		Extras: []Word{}, Specifiers: []Specifier{}, Raw: p.text[ns:fe],
+	}}
+	sub.quoted = sub.req.Raw
+	sub.marker()
+	sub.pep508()
+	p.req.Name, p.req.NameWord, p.req.Normalized = sub.req.Name, sub.req.NameWord, sub.req.Normalized
+	p.req.Extras, p.req.Specifier, p.req.Specifiers = sub.req.Extras, sub.req.Specifier, sub.req.Specifiers
+	if sub.req.Marker != nil {
+		p.req.Marker = sub.req.Marker
 	}
 }
 
@@ -124,14 +166,22 @@ func (p *reqParse) setLocation(w Word) {
 	}
 }
 
-// extras adds the comma-separated extras of list, which starts at j.
+// extras adds the comma-separated extras of list, which starts at j. As
+// packaging reads them: `[]` is no extra, but an empty item (`[a,]`) or
+// two names without a comma (`[a b]`) make pip refuse the line.
 func (p *reqParse) extras(j int, list string) {
+	if strings.TrimSpace(list) == "" {
+		return
+	}
 	for _, part := range strings.Split(list, ",") {
 		ps := j + len(part) - len(strings.TrimLeft(part, " \t"))
 		pe := j + len(strings.TrimRight(part, " \t"))
-		if pe > ps {
-			p.req.Extras = append(p.req.Extras, p.r.word(p.l, ps, pe))
+		name := p.text[ps:pe]
+		if pe <= ps || len(pepNameRe.FindString(name)) != pe-ps && !envRe.MatchString(name) {
+			p.fail(ps, "invalid extras in %q: pip expects names separated by commas", p.req.Raw)
+			return
 		}
+		p.req.Extras = append(p.req.Extras, p.r.word(p.l, ps, pe))
 		j += len(part) + 1
 	}
 }
@@ -203,7 +253,15 @@ func (p *reqParse) specifiers(i int) {
 			return
 		}
 		ve = i + c
+		if rest := strings.TrimSpace(text[ve+1 : body]); rest != "" {
+			p.fail(ve+1, "unexpected %q after the version specifier in %q", rest, p.req.Raw)
+			return
+		}
 		i++
+	}
+	if k := arbitraryComma(text[i:ve]); k >= 0 {
+		p.fail(i+k, "in %q, pip reads everything after === up to a blank as one version (`%s`): the clauses after it are refused", p.req.Raw, strings.TrimSpace(text[i+k:ve]))
+		return
 	}
 	p.req.Specifier = strings.TrimSpace(text[i:ve])
 	if n := strings.Count(text[i:ve], ",") + 1; n > maxReqElements {
@@ -221,6 +279,7 @@ func (p *reqParse) specifiers(i int) {
 		if ce <= cs {
 			if p.req.Specifier != "" {
 				p.fail(cs, "empty version clause in %q", p.req.Raw)
+				return
 			}
 			continue
 		}
@@ -252,4 +311,29 @@ func (p *reqParse) clause(cs, ce int) {
 		return
 	}
 	p.req.Specifiers = append(p.req.Specifiers, Specifier{Op: op, Version: v, Text: c, Pos: p.r.span(p.l, cs, ce)})
+}
+
+// arbitraryComma is where an arbitrary-equality clause (===) swallows a
+// comma and text follows it (-1 if none): packaging's === version is
+// [^\s;)]*, so `=== 0.3.13, <1` is the version "0.3.13," and then "<1",
+// which pip refuses.
+func arbitraryComma(spec string) int {
+	for k := 0; ; {
+		i := strings.Index(spec[k:], "===")
+		if i < 0 {
+			return -1
+		}
+		j := k + i + 3
+		for j < len(spec) && (spec[j] == ' ' || spec[j] == '\t') {
+			j++
+		}
+		v := j
+		for v < len(spec) && !strings.ContainsRune(" \t;)", rune(spec[v])) {
+			v++
+		}
+		if strings.Contains(spec[j:v], ",") && strings.TrimSpace(spec[v:]) != "" {
+			return k + i
+		}
+		k = v
+	}
 }

@@ -120,8 +120,18 @@ func TestRequirementsCommentsAndOptions(t *testing.T) {
 		"-r ../../../etc/passwd",
 	}, "\n") + "\n"
 	d := parseAs[*RequirementsDocument](t, KindRequirements, "requirements/rocm.txt", src)
-	if len(d.Requirements) != 3 || d.Requirements[0].Name != "pkg" {
+	// The three requirement lines are ones pip refuses: errors, no pins.
+	if len(d.Requirements) != 0 {
 		t.Errorf("requirements = %+v", d.Requirements)
+	}
+	syntax := 0
+	for _, e := range d.Errors {
+		if e.Syntax {
+			syntax++
+		}
+	}
+	if syntax < 3 {
+		t.Errorf("errors = %+v", d.Errors)
 	}
 	if len(d.Includes) != 4 {
 		t.Fatalf("includes = %+v", d.Includes)

@@ -84,6 +84,9 @@ type ShellCommand struct {
 	Dir   *string  `json:"dir"`
 	Dirs  []string `json:"dirs,omitempty"`
 	Fetch *Fetch   `json:"fetch,omitempty"`
+	// Pip is what a pip or uv command installs, removes or fetches
+	// (pip.go), absent for other commands.
+	Pip *PipCall `json:"pip,omitempty"`
 	// Name and Words are the command its wrappers run (sudo -E git clone
 	// … is git clone …); Wrappers are the words of those wrappers, absent
 	// when it has none (shell_effective.go).
@@ -284,6 +287,7 @@ func extractWith(src shellSource, parses []shellParse, budget *int) (Script, []W
 	x.errs = append(x.errs, lookThrough(&x.script)...)
 	xargsFed(&x.script)
 	modelCommands(&x.script)
+	x.errs = append(x.errs, modelPip(&x.script)...)
 	return x.script, x.comments, x.errs, x.synErrs
 }
 

@@ -17,7 +17,7 @@ import data.buildgate.lib
 # it).
 file_facts(d) := {
 	"requirement_includes": [i.path | d.kind == "requirements"; some i in d.includes; i.kind == "requirement"; i.path != ""],
-	"names": [r.normalized | d.kind == "requirements"; some r in d.requirements],
+	"names": [r.normalized | d.kind == "requirements"; some r in d.requirements; applies(r)],
 	"hashed": is_hashed(d),
 	"named": [f | some f in configured; d.path != f; names_requirements(d, f)],
 }
@@ -100,6 +100,18 @@ carried(m, path) if {
 	some p in reachable(path)
 	some n in object.get(file_of(p), "names", [])
 	n == normalized[m.package].package
+}
+
+# applies reports whether a requirement line may apply on a Linux CPython
+# 3 image: no marker, or one that holds (or may: the kernel's version) for
+# x86_64 or aarch64 and some CPython 3.x. pip skips the others ("Ignoring
+# …: markers … don't match your environment"): a pin under
+# `sys_platform == "win32"` is no pin.
+applies(r) if r.marker == null
+
+applies(r) if {
+	r.marker != null
+	buildgate.marker_may_hold(r.marker.value, ["x86_64", "aarch64"], [])
 }
 
 # from_index reports whether a requirement is resolved from a package index

@@ -1,6 +1,16 @@
 # METADATA
 # title: Wheel pin missing
 # description: |
+#   The image does not install the published wheel (issue 29, the
+#   effective pin). Markers are evaluated for a Linux CPython 3 image: a
+#   pin under `sys_platform == "win32"` is no pin, nor is a line pip
+#   refuses. An image that installs another requirements file than the
+#   configured one, or a stage whose image installs one beside it
+#   without the package, is reported at its install command, and the
+#   fix adds `"package>=minimum"` there; so is a repository without the
+#   configured file whose image builds the package (sglang's, ATOM's).
+#   An uninstall of the package that nothing later in its stage undoes is
+#   reported too. `requirements: []` turns this rule off for a migration.
 #   A requirements file the configuration names (for the default Mooncake
 #   migration, `requirements/rocm.txt`) does not require the package, or
 #   does not exist. Requirements it pulls in with `-r` count; constraints
@@ -20,6 +30,7 @@
 package buildgate.rules.wheel_pin_missing
 
 import data.buildgate.lib
+import data.buildgate.lib.install
 import data.buildgate.lib.pin
 
 # The file exists and does not carry the pin: reported in the file's own
@@ -53,6 +64,7 @@ deny contains object.union(lib.file_finding(f, msg), {"fix": fix}) if {
 	some f in m.requirements
 	pin.file_of(f) == null
 	concerned(f)
+	not image_installs_elsewhere(m, f)
 	msg := sprintf("%s does not exist; create it with the line `%s` so the image installs the published wheel", [f, pin.wanted(m)])
 	fix := {
 		"description": sprintf("create %s with `%s`", [f, pin.wanted(m)]),
@@ -82,3 +94,187 @@ source_build_found if count(data.buildgate.rules.source_build_step.deny) > 0
 source_build_found if count(data.buildgate.rules.source_build_arg.deny) > 0
 
 source_build_found if count(data.buildgate.rules.source_build_cache.deny) > 0
+
+# image_installs_elsewhere: no build file names the missing file, and an
+# image installs its Python packages elsewhere: the finding is there
+# (creating a file nothing reads would make lint clean and the image
+# still without the package).
+image_installs_elsewhere(m, f) if {
+	not pin.named_by_build_file(f)
+	some d in lib.documents("dockerfile")
+	image_target(m, d)
+}
+
+# In the repository's evaluation, the files' findings say it: an image's
+# own BG201 at its install command.
+image_installs_elsewhere(m, f) if {
+	not pin.named_by_build_file(f)
+	some x in object.get(input, "findings", [])
+	x.rule == "BG201"
+	x.path != f
+	startswith(x.msg, sprintf("this image does not install %s:", [m.package]))
+}
+
+# An image of the migration that does not install the package: the
+# finding is at the command where it installs its Python packages, and
+# the fix adds the pin there.
+deny contains object.union(lib.finding(d, c.cmd.words[0], msg), fix) if {
+	some m in lib.migrations
+	count(object.get(m, "requirements", [])) > 0
+	some d in lib.documents("dockerfile")
+	c := image_target(m, d)
+	msg := sprintf("this image does not install %s: nothing it installs requires it, and it installs no configured requirements file (%s); add `%s` to this command (`%s`) so the image installs the published wheel", [m.package, concat(", ", m.requirements), spec_arg(m), command_text(c.cmd)])
+	fix := {"fix": {
+		"description": sprintf("install `%s` here", [spec_arg(m)]),
+		"replacement": sprintf(" %s", [spec_arg(m)]),
+		"pos": end_of(c.cmd),
+	}}
+}
+
+# A stage of an image that installs the package elsewhere installs, in
+# place of a configured requirements file, another one beside it
+# (requirements/rocm-runtime.txt) that does not carry the package, and
+# nothing in the stage's image installs it.
+deny contains object.union(lib.finding(d, f.word, msg), fix) if {
+	some m in lib.migrations
+	count(object.get(m, "requirements", [])) > 0
+	some d in lib.documents("dockerfile")
+	lib.in_scope(m, d.path)
+	install.effective(m, d)
+	some c in install.calls(d)
+	c.pip.op in install.installing
+	some f in c.pip.files
+	f.kind == "requirement"
+	some p in install.paths_in(d, f)
+	not p in m.requirements
+	sibling_of_configured(m, p)
+	not pin.carried(m, p)
+	not install.stage_effective(m, d, c.stage)
+	msg := sprintf("this stage installs %s, which does not require %s, and nothing else in its image installs it (%s, which does, is installed by other stages only); add `%s` to this command so the image installs the published wheel", [p, m.package, concat(", ", m.requirements), spec_arg(m)])
+	fix := {"fix": {
+		"description": sprintf("install `%s` here", [spec_arg(m)]),
+		"replacement": sprintf(" %s", [spec_arg(m)]),
+		"pos": end_of(c.cmd),
+	}}
+}
+
+sibling_of_configured(m, p) if {
+	some f in m.requirements
+	dir_of(f) == dir_of(p)
+}
+
+dir_of(p) := concat("/", array.slice(parts, 0, count(parts) - 1)) if parts := split(p, "/")
+
+# An uninstall of the package that nothing later in its stage undoes.
+deny contains lib.finding(x.doc, x.req.name_word, msg) if {
+	some m in lib.migrations
+	count(object.get(m, "requirements", [])) > 0
+	some x in install.uninstalls(m)
+	msg := sprintf("this command uninstalls %s and nothing later in this stage installs it again, so the image does not have the published wheel; remove the uninstall", [m.package])
+}
+
+spec_arg(m) := sprintf("\"%s>=%s\"", [m.package, m.minimum])
+
+# image_target is the install command a Dockerfile that concerns the
+# migration (it names a configured requirements file, or builds the
+# package from source) uses, when it installs neither the package nor a
+# configured file: its last plain install (no index, target or other
+# option that would change where the package comes from or goes), one
+# with requirements files first, outside the source build's own RUNs.
+image_target(m, d) := c if {
+	lib.in_scope(m, d.path)
+	concerns(m, d)
+	not install.effective(m, d)
+	count({p | some p in install.installed_files(d); p in m.requirements}) == 0
+	cs := plain_calls(m, d)
+	count(cs) > 0
+	with_files := [x | some x in cs; count(x.pip.files) > 0]
+	c := last_of(in_source_image(m, d, cs), last_of(with_files, cs))
+}
+
+# in_source_image are the calls in the image of the stage that builds the
+# package from source (its stage and the stages it is built FROM): where
+# the wheel replaces the build.
+in_source_image(m, d, cs) := [c |
+	lines := source_lines(m, d)
+	count(lines) > 0
+	first := min(lines)
+	some i, st in d.stages
+	st.pos.line <= first
+	first <= st.pos.end_line
+	chain := install.stage_chain(d, i)
+	some c in cs
+	c.stage in chain
+]
+
+last_of(a, _) := a[count(a) - 1] if count(a) > 0
+
+last_of(a, b) := b if {
+	count(a) == 0
+	is_object(b)
+}
+
+last_of(a, b) := b[count(b) - 1] if {
+	count(a) == 0
+	is_array(b)
+}
+
+concerns(m, d) if {
+	some f in m.requirements
+	buildgate.source_contains(d.path, [f])
+	pin.names_file(d, f)
+}
+
+concerns(m, d) if some _ in source_lines(m, d)
+
+# source_lines are the lines of d's source-build findings.
+source_lines(m, d) := {f.pos.line |
+	install.mentions(m, d.path)
+	some f in data.buildgate.rules.source_build_step.deny
+	f.path == d.path
+} | {f.pos.line |
+	install.mentions(m, d.path)
+	some f in data.buildgate.rules.source_build_stage.deny
+	f.path == d.path
+}
+
+plain_calls(m, d) := [c |
+	some i, st in d.stages
+	some ins in st.instructions
+	ins.shell != null
+	not source_run(m, d, ins)
+	some cmd in ins.shell.commands
+	cmd.pip
+	cmd.pip.op == "install"
+	is_string(cmd.words[0].value) # not an interpreter a variable names (a venv's)
+	plain(cmd.pip)
+	c := {"pip": cmd.pip, "cmd": cmd, "stage": i}
+]
+
+source_run(m, d, ins) if {
+	some l in source_lines(m, d)
+	l >= ins.pos.line
+	l <= ins.pos.end_line
+}
+
+# plain: no option that sends the package elsewhere or installs it
+# otherwise (another index, a target directory, no dependencies, an
+# editable project only).
+plain(p) if count([o | some o in p.options; not o.env; o.name in unplain]) == 0
+
+unplain := {
+	"index-url", "extra-index-url", "index", "default-index", "no-index", "find-links", "target", "prefix",
+	"root", "no-deps", "no-binary", "only-binary", "dry-run", "user", "editable", "platform", "python-version",
+	"report", "upgrade-strategy", "force-reinstall",
+}
+
+# end_of is the empty position just after a command's last word.
+end_of(c) := {"line": p.end_line, "column": p.end_column, "end_line": p.end_line, "end_column": p.end_column} if {
+	p := c.words[count(c.words) - 1].pos
+}
+
+command_text(c) := t if {
+	ws := [w.text | some w in c.words]
+	count(ws) <= 6
+	t := concat(" ", ws)
+} else := concat(" ", array.concat([w.text | some w in array.slice(c.words, 0, 5)], ["..."]))

@@ -4,7 +4,11 @@
 #   The package's version specifier admits some version below the minimum,
 #   by PEP 440's rules and pip's pre-release handling: unpinned, `>=0.3.9`,
 #   `>0.3.12` (admits 0.3.12.1), `>=0.3.13rc1` (admits 0.3.13rc1),
-#   `~=0.3.0`, `==0.3.*`, an epoch or post release below it, and so on.
+#   `~=0.3.0`, `==0.3.*`, an epoch or post release below it, and so on;
+#   in a requirements file or at RUN level (`uv pip install "pkg==0.3.0"`,
+#   a version from an ARG). A line under a marker that never holds on the
+#   image is not installed and not reported; a RUN-level version from a
+#   variable with no value in the file is not known and not reported.
 # custom:
 #   id: BG202
 #   name: wheel-pin-too-low
@@ -15,6 +19,7 @@
 package buildgate.rules.wheel_pin_too_low
 
 import data.buildgate.lib
+import data.buildgate.lib.install
 import data.buildgate.lib.pin
 
 # Unpinned.
@@ -24,6 +29,7 @@ deny contains object.union(lib.finding(d, r.name_word, msg), unpinned_fix(m, d, 
 	lib.in_scope(m, d.path)
 	some r in d.requirements
 	pin.names(m, r)
+	pin.applies(r)
 	pin.from_index(r)
 	r.specifier == ""
 	msg := sprintf("%s is not pinned, so any version can be installed, including ones below %s; require `%s`", [r.name, m.minimum, pin.wanted(m)])
@@ -54,6 +60,7 @@ deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), object.unio
 	lib.in_scope(m, d.path)
 	some r in d.requirements
 	pin.names(m, r)
+	pin.applies(r)
 	pin.from_index(r)
 	r.specifier != ""
 
@@ -104,3 +111,34 @@ deny contains lib.finding_at(d, r.pos, msg) if {
 # buildgate cannot see (review of issue 14: ==0.3.13.* admits 0.3.13rc1
 # then), so a pin must hold for them too.
 witness(_, spec, minimum) := pep440.witness_below_pre(spec, minimum)
+
+# An install command (a Dockerfile's RUN, a script, a CI step) that
+# installs the package itself: unpinned, or at a version its specifier
+# admits below the minimum (`uv pip install "pkg==0.3.0"`). A version
+# the command takes from a variable with no value in the file is not
+# known: not reported.
+deny contains lib.finding(x.doc, x.req.name_word, msg) if {
+	some m in lib.migrations
+	some x in install.package_installs(m)
+	pin.from_index(x.req)
+	x.req.specifier == ""
+	msg := sprintf("`%s` installs %s unpinned, so any version can be installed, including ones below %s; require `%s`", [command_text(x.call.cmd), x.req.name, m.minimum, pin.wanted(m)])
+}
+
+deny contains object.union(lib.finding_at(x.doc, pin.spec_span(x.req), msg), {"text": x.req.raw}) if {
+	some m in lib.migrations
+	some x in install.package_installs(m)
+	pin.from_index(x.req)
+	x.req.specifier != ""
+	count(x.req.env) == 0
+	pep440.valid_specifier(x.req.specifier)
+	w := pep440.witness_below_pre(x.req.specifier, m.minimum)
+	msg := sprintf("`%s` installs `%s %s`, which admits %s, below the minimum %s; require `%s`", [command_text(x.call.cmd), x.req.name, x.req.specifier, w, m.minimum, pin.wanted(m)])
+}
+
+# command_text is a command's words, shortened.
+command_text(c) := t if {
+	ws := [w.text | some w in c.words]
+	count(ws) <= 6
+	t := concat(" ", ws)
+} else := concat(" ", array.concat([w.text | some w in array.slice(c.words, 0, 5)], ["..."]))

@@ -1,0 +1,466 @@
+package loader
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// The install side of the build model (issue 29): what a pip or uv pip
+// command installs, removes or fetches, read with pip's and uv's own
+// grammar. `python3 -m pip install --no-cache-dir -i URL "pkg==1.0"`,
+// `uv pip install --system -r req.txt --override o.txt` and
+// `PIP_NO_BINARY=:all: pip wheel pkg` each become one PipCall with its
+// requirements parsed as pip parses a requirement, its files (-r, -c,
+// --override, a project directory) and its options, those the
+// environment sets (PIP_*, UV_*) included.
+
+// PipCall is what a pip or uv command does.
+type PipCall struct {
+	// Tool is "pip" (pip, pip3, python -m pip) or "uv" (uv pip …, uv add,
+	// uv tool install, uv sync).
+	Tool string `json:"tool"`
+	// Op is the subcommand: install, uninstall, download, wheel, sync
+	// (uv pip sync, uv sync), add (uv add), compile (uv pip compile:
+	// installs nothing).
+	Op string `json:"op"`
+	// Requirements are the requirement specifiers among the arguments,
+	// parsed as pip parses a requirement (name, specifiers, marker, URL,
+	// VCS, local path); for uninstall, the names it removes. A word
+	// without a static value is read with its variables as ${NAME}
+	// (listed in Env): its version is not known.
+	Requirements []Requirement `json:"requirements"`
+	// Files are the files and directories it reads requirements from.
+	Files []PipFile `json:"files"`
+	// Options are its options by long name without dashes (index-url,
+	// extra-index-url, find-links, no-index, no-binary, only-binary,
+	// constraint, override, index, default-index, index-strategy, pre,
+	// prerelease, target …; uv's plural spellings as pip's singular),
+	// those the environment sets included (Env names the variable).
+	Options []PipOption `json:"options"`
+	// Pos is the command's.
+	Pos Pos `json:"pos"`
+	// refused are the requirement words pip refuses (the document's
+	// errors: pip stops the whole command).
+	refused []Error
+}
+
+// PipFile is a file or directory a pip command reads requirements from.
+type PipFile struct {
+	// Kind: "requirement" (-r, uv pip sync's files), "constraint" (-c:
+	// limits versions, installs nothing), "override" (uv --override),
+	// "project" (a directory or -e DIR: what its packaging declares).
+	Kind string `json:"kind"`
+	Word Word   `json:"word"`
+	// Path is the word's value joined to the command's directory; null
+	// when either is not known.
+	Path *string `json:"path"`
+	// Editable is set for -e.
+	Editable bool `json:"editable,omitempty"`
+	// Pos is the option's (the word's for an argument).
+	Pos Pos `json:"pos"`
+}
+
+// PipOption is one option of a pip command.
+type PipOption struct {
+	Name  string  `json:"name"`
+	Value *string `json:"value"`
+	// Env is the environment variable that set it (PIP_INDEX_URL,
+	// UV_OVERRIDE …), "" for the command line.
+	Env string `json:"env,omitempty"`
+	Pos Pos    `json:"pos"`
+}
+
+// pipLongValued are the options that take a value, by long name, for pip and
+// uv pip (install, uninstall, download, wheel, sync, compile, add);
+// pipShort maps short options to them ("" for short flags).
+var pipLongValued = set(
+	"requirement", "requirements", "constraint", "constraints", "override", "overrides", "editable",
+	"build-constraint", "build-constraints", "target", "platform", "python-version", "implementation", "abi",
+	"root", "prefix", "src", "upgrade-strategy", "config-settings", "config-setting", "global-option",
+	"build-option", "install-option", "index-url", "extra-index-url", "find-links", "no-binary",
+	"only-binary", "progress-bar", "root-user-action", "report", "python", "log", "log-file", "proxy",
+	"retries", "timeout", "exists-action", "trusted-host", "cert", "client-cert", "cache-dir",
+	"keyring-provider", "use-feature", "use-deprecated", "group", "dest", "wheel-dir", "index",
+	"default-index", "index-strategy", "resolution", "prerelease", "fork-strategy", "exclude-newer",
+	"no-build-isolation-package", "link-mode", "python-platform", "torch-backend", "upgrade-package",
+	"reinstall-package", "refresh-package", "directory", "project", "config-file", "color",
+	"allow-insecure-host", "output-file", "extra", "no-binary-package", "only-binary-package",
+	"package", "with", "with-requirements", "from", "optional", "dev-group", "script", "branch",
+	"tag", "rev", "marker", "bounds", "no-install-package", "only-group", "no-group", "index-url-file",
+)
+
+var pipShort = map[byte]string{
+	'r': "requirement", 'c': "constraint", 'e': "editable", 't': "target", 'C': "config-settings",
+	'i': "index-url", 'f': "find-links", 'd': "dest", 'w': "wheel-dir", 'p': "python",
+	'P': "upgrade-package", 'b': "build-constraint", 'o': "output-file", 'l': "log", 'm': "marker",
+}
+
+// pipCanonical spells uv's plural options as pip's singular ones.
+var pipCanonical = map[string]string{
+	"requirements": "requirement", "constraints": "constraint", "overrides": "override",
+	"build-constraints": "build-constraint", "config-setting": "config-settings",
+}
+
+// pipCommand finds the tool, the subcommand and where its arguments start;
+// ok is false for anything else.
+func pipCommand(c *ShellCommand) (tool, op string, args int, ok bool) {
+	ws := c.Words
+	n := path.Base(c.Name)
+	k := 1
+	switch {
+	case n == "pip" || n == "pip3" || strings.HasPrefix(n, "pip3.") || n == "pip2":
+		tool = "pip"
+	case strings.HasPrefix(n, "python"):
+		for ; k < len(ws); k++ {
+			v, _ := val(ws[k])
+			if v == "-m" && k+1 < len(ws) {
+				if m, _ := val(ws[k+1]); m != "pip" {
+					return "", "", 0, false
+				}
+				k += 2
+				tool = "pip"
+				break
+			}
+			if !strings.HasPrefix(v, "-") {
+				return "", "", 0, false
+			}
+		}
+		if tool == "" {
+			return "", "", 0, false
+		}
+	case n == "uv" || n == "uvx":
+		return uvCommand(ws)
+	default:
+		return "", "", 0, false
+	}
+	for ; k < len(ws); k++ {
+		v, _ := val(ws[k])
+		if strings.HasPrefix(v, "-") {
+			continue
+		}
+		switch v {
+		case "install", "uninstall", "download", "wheel":
+			return tool, v, k + 1, true
+		}
+		return "", "", 0, false
+	}
+	return "", "", 0, false
+}
+
+// uvCommand reads uv's subcommands: uv pip install|uninstall|sync|compile,
+// uv add, uv sync, uv tool install.
+func uvCommand(ws []Word) (string, string, int, bool) {
+	var seq []string
+	k := 1
+	for ; k < len(ws) && len(seq) < 2; k++ {
+		v, _ := val(ws[k])
+		if strings.HasPrefix(v, "-") {
+			continue
+		}
+		seq = append(seq, v)
+		switch strings.Join(seq, " ") {
+		case "add", "sync":
+			return "uv", seq[0], k + 1, true
+		case "pip install", "pip uninstall", "pip sync", "pip compile":
+			return "uv", seq[1], k + 1, true
+		case "tool install":
+			return "uv", "install", k + 1, true
+		}
+	}
+	return "", "", 0, false
+}
+
+// pipOf reads a pip or uv command; nil for any other command.
+func pipOf(c *ShellCommand) *PipCall {
+	tool, op, k, ok := pipCommand(c)
+	if !ok {
+		return nil
+	}
+	p := &PipCall{Tool: tool, Op: op, Requirements: []Requirement{}, Files: []PipFile{}, Options: []PipOption{}, Pos: c.Pos}
+	ws := c.Words
+	for ; k < len(ws); k++ {
+		w := ws[k]
+		v, static := val(w)
+		switch {
+		case static && v == "--":
+			for _, a := range ws[k+1:] {
+				p.positional(c, a)
+			}
+			return p
+		case static && strings.HasPrefix(v, "--") && len(v) > 2:
+			k = p.long(c, ws, k, v)
+		case static && strings.HasPrefix(v, "-") && len(v) > 1:
+			k = p.short(c, ws, k, v)
+		default:
+			p.positional(c, w)
+		}
+	}
+	return p
+}
+
+// long reads --name[=value] at k; the index of its last word.
+func (p *PipCall) long(c *ShellCommand, ws []Word, k int, v string) int {
+	name, value, has := strings.Cut(v[2:], "=")
+	if !has && pipLongValued[name] && k+1 < len(ws) {
+		p.option(c, name, ws[k+1], ws[k].Pos)
+		return k + 1
+	}
+	if has {
+		vw := Word{Text: value, Value: strp(value), Pos: ws[k].Pos}
+		p.option(c, name, vw, ws[k].Pos)
+		return k
+	}
+	p.Options = append(p.Options, PipOption{Name: canonical(name), Pos: ws[k].Pos})
+	return k
+}
+
+// short reads a cluster of short options (-qr FILE, -rFILE, -Ue .) at k.
+func (p *PipCall) short(c *ShellCommand, ws []Word, k int, v string) int {
+	for j := 1; j < len(v); j++ {
+		name, valued := pipShort[v[j]]
+		if !valued {
+			continue
+		}
+		if j+1 < len(v) {
+			rest := v[j+1:]
+			p.option(c, name, Word{Text: rest, Value: strp(rest), Pos: ws[k].Pos}, ws[k].Pos)
+			return k
+		}
+		if k+1 < len(ws) {
+			p.option(c, name, ws[k+1], ws[k].Pos)
+			return k + 1
+		}
+		return k
+	}
+	if v == "-U" || strings.Contains(v[1:], "U") {
+		p.Options = append(p.Options, PipOption{Name: "upgrade", Pos: ws[k].Pos})
+	}
+	return k
+}
+
+func canonical(name string) string {
+	if c, ok := pipCanonical[name]; ok {
+		return c
+	}
+	return name
+}
+
+// option records a valued option, and the file or project it names.
+func (p *PipCall) option(c *ShellCommand, name string, w Word, at Pos) {
+	name = canonical(name)
+	v, static := val(w)
+	o := PipOption{Name: name, Pos: spanPos(at, w.Pos)}
+	if static {
+		o.Value = strp(v)
+	}
+	p.Options = append(p.Options, o)
+	switch name {
+	case "requirement", "constraint", "override":
+		p.Files = append(p.Files, PipFile{Kind: name, Word: w, Path: pipPath(c, w), Pos: o.Pos})
+	case "editable":
+		if static && (isURL(v) || !isLocalPath(v) && v != ".") {
+			p.requirement(w)
+			p.Requirements[len(p.Requirements)-1].Editable = true
+			return
+		}
+		p.Files = append(p.Files, PipFile{Kind: "project", Word: w, Path: pipPath(c, w), Editable: true, Pos: o.Pos})
+	}
+}
+
+// spanPos spans two positions.
+func spanPos(a, b Pos) Pos {
+	if b.Line > a.Line || b.Line == a.Line && b.EndColumn > a.EndColumn {
+		return Pos{Line: a.Line, Column: a.Column, EndLine: b.EndLine, EndColumn: b.EndColumn}
+	}
+	return a
+}
+
+// positional is an argument: a requirement, a project directory, or (uv
+// pip sync) a requirements file.
+func (p *PipCall) positional(c *ShellCommand, w Word) {
+	v, static := val(w)
+	switch {
+	case p.Op == "sync" && p.Tool == "uv" || p.Op == "compile":
+		p.Files = append(p.Files, PipFile{Kind: "requirement", Word: w, Path: pipPath(c, w), Pos: w.Pos})
+	case static && p.Op != "uninstall" && projectDir(v):
+		p.Files = append(p.Files, PipFile{Kind: "project", Word: w, Path: pipPath(c, w), Pos: w.Pos})
+	default:
+		p.requirement(w)
+	}
+}
+
+// projectDir reports whether an argument is a directory pip installs as a
+// project (., ./pkg, /src/pkg, pkg/ [extras]): a path that is no archive
+// and no URL.
+func projectDir(v string) bool {
+	if i := strings.IndexByte(v, '['); i > 0 {
+		v = v[:i]
+	}
+	if isURL(v) || strings.Contains(v, "@") || strings.Contains(v, ";") {
+		return false
+	}
+	if v == "." || v == ".." {
+		return true
+	}
+	if !isLocalPath(v) {
+		return false
+	}
+	lv := strings.ToLower(v)
+	for _, ext := range []string{".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz", ".tar", ".txt"} {
+		if strings.HasSuffix(lv, ext) {
+			return false
+		}
+	}
+	return !strings.ContainsAny(v, "*?")
+}
+
+// pipPath is a file argument joined to the command's directory.
+func pipPath(c *ShellCommand, w Word) *string {
+	v, ok := pathOf(w)
+	if !ok || isURL(v) {
+		return nil
+	}
+	return under(c.Dir, v)
+}
+
+var shellVarRe = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)(?:[^}]*\})?`)
+
+// requirement parses a word as pip parses a requirement argument, with
+// positions on the word. A word without a static value is read with each
+// variable as ${NAME} (pip's own spelling of a value it takes from the
+// environment), so its name is known and its version is not.
+func (p *PipCall) requirement(w Word) {
+	v, static := val(w)
+	if !static {
+		v = shellVarRe.ReplaceAllStringFunc(unquote(w.Text), func(m string) string {
+			return "${" + strings.ToUpper(shellVarRe.FindStringSubmatch(m)[1]) + "}"
+		})
+	}
+	if v == "" || len(v) > 4096 {
+		return
+	}
+	if static && strings.ContainsAny(v, "*?") && !isURL(v) && !strings.ContainsAny(w.Text, `"'`) {
+		p.glob(w, v)
+		return
+	}
+	doc := loadRequirements("", []byte(v))
+	if len(doc.Requirements) != 1 {
+		if !static || isURL(v) || isLocalPath(v) {
+			// What the shell puts there is not known; a path or URL pip
+			// refuses is its own error, not a pin's.
+			return
+		}
+		for _, e := range doc.Errors {
+			p.refused = append(p.refused, Error{Message: "pip refuses the requirement " + quoteShort(v) + ", and with it the whole command: " + e.Message, Syntax: true, Pos: w.Pos})
+			break
+		}
+		return
+	}
+	r := doc.Requirements[0]
+	if shift := wordShift(w, v, static); shift != nil {
+		remapRequirement(&r, shift)
+	} else {
+		coarse(&r, w)
+	}
+	r.Raw = v
+	p.Requirements = append(p.Requirements, r)
+}
+
+// wordShift maps a position in the value (line 1) to the word's: a
+// column offset when the value is the word's text on one line, with or
+// without surrounding quotes; nil otherwise.
+func wordShift(w Word, v string, static bool) func(Pos) Pos {
+	inner, off := w.Text, 0
+	if u := unquote(w.Text); u != w.Text {
+		inner, off = u, 1
+	}
+	if static && inner == v && w.Pos.Line == w.Pos.EndLine && !strings.ContainsAny(v, "\n") {
+		return func(q Pos) Pos {
+			if q.Line != 1 || q.EndLine != 1 {
+				return w.Pos
+			}
+			return Pos{Line: w.Pos.Line, Column: w.Pos.Column + off + q.Column - 1, EndLine: w.Pos.Line, EndColumn: w.Pos.Column + off + q.EndColumn - 1}
+		}
+	}
+	return nil
+}
+
+// coarse puts every element of r at the word's position, with the word's
+// text: the value is not the word's text letter for letter (variables,
+// escapes), so no finer position is known.
+func coarse(r *Requirement, w Word) {
+	at := func(x *Word) {
+		if x != nil {
+			x.Pos, x.Text = w.Pos, w.Text
+		}
+	}
+	r.Pos = w.Pos
+	for _, x := range []*Word{r.NameWord, r.Marker, r.URL, r.LocalPath} {
+		at(x)
+	}
+	for i := range r.Extras {
+		at(&r.Extras[i])
+	}
+	for i := range r.Env {
+		at(&r.Env[i])
+	}
+	for i := range r.Hashes {
+		at(&r.Hashes[i])
+	}
+	for i := range r.Specifiers {
+		r.Specifiers[i].Pos, r.Specifiers[i].Text = w.Pos, w.Text
+	}
+	for i := range r.Options {
+		r.Options[i].Pos, r.Options[i].Text = w.Pos, w.Text
+	}
+}
+
+// remapRequirement moves every position of r with f.
+func remapRequirement(r *Requirement, f func(Pos) Pos) {
+	r.Pos = f(r.Pos)
+	for _, w := range []*Word{r.NameWord, r.Marker, r.URL, r.LocalPath} {
+		if w != nil {
+			w.Pos = f(w.Pos)
+		}
+	}
+	for i := range r.Extras {
+		r.Extras[i].Pos = f(r.Extras[i].Pos)
+	}
+	for i := range r.Specifiers {
+		r.Specifiers[i].Pos = f(r.Specifiers[i].Pos)
+	}
+	for i := range r.Env {
+		r.Env[i].Pos = f(r.Env[i].Pos)
+	}
+	for i := range r.Hashes {
+		r.Hashes[i].Pos = f(r.Hashes[i].Pos)
+	}
+	for i := range r.Options {
+		r.Options[i].Pos = f(r.Options[i].Pos)
+	}
+}
+
+func quoteShort(s string) string {
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return "`" + s + "`"
+}
+
+// globNameRe is the project part of a wheel or sdist file name pattern
+// (mooncake_transfer_engine_rocm-*.whl).
+var globNameRe = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_.]*[A-Za-z0-9])-`)
+
+// glob is an unquoted file pattern the shell expands (/wheels/*.whl):
+// files of the build, a local path; the project is known when the file
+// name pattern spells it before its version.
+func (p *PipCall) glob(w Word, v string) {
+	lw := w
+	r := Requirement{Raw: v, Extras: []Word{}, Specifiers: []Specifier{}, Options: []Flag{}, Hashes: []Word{}, Env: []Word{}, LocalPath: &lw, Pos: w.Pos}
+	if m := globNameRe.FindStringSubmatch(path.Base(v)); m != nil {
+		nw := Word{Value: strp(m[1]), Pos: w.Pos}
+		r.Name, r.NameWord, r.Normalized = m[1], &nw, NormalizeName(m[1])
+	}
+	p.Requirements = append(p.Requirements, r)
+}

@@ -1,0 +1,408 @@
+# METADATA
+# title: What the image installs
+# description: |
+#   The install side of the build model, as the pin rules (BG201-BG204)
+#   read it: the pip and uv commands of each build file (the loader's
+#   `pip` of a command: requirements, files, options with the PIP_*/UV_*
+#   environment), which requirement lines apply on the image (markers
+#   evaluated for Linux CPython 3), and where the package would come from.
+package buildgate.lib.install
+
+import data.buildgate.lib
+import data.buildgate.lib.pin
+import data.buildgate.lib.sourcebuild
+
+# installing are the subcommands that put packages into the environment.
+installing := {"install", "add", "sync"}
+
+# calls are the pip and uv commands of document d, each with its stage
+# (a Dockerfile's stage index; -1 elsewhere) and command.
+calls(d) := [{"pip": c.pip, "cmd": c, "stage": i} |
+	some i, st in d.stages
+	some ins in st.instructions
+	ins.shell != null
+	some c in ins.shell.commands
+	c.pip
+] if {
+	d.kind == "dockerfile"
+} else := [{"pip": c.pip, "cmd": c, "stage": -1} |
+	some e in lib.scripts_of(d)
+	some c in e.script.commands
+	c.pip
+]
+
+# spellings are the words by which a file may name the package or its
+# variants, for a native scan before the document is read: the first part
+# of each name (mooncake), in any case.
+spellings(m) := {p |
+	some n in array.concat([m.package], object.get(m, "variants", []))
+	p := regex.split(`[-_.]+`, lower(n))[0]
+}
+
+# mentions reports whether the file at path may name the package.
+mentions(m, path) if buildgate.source_contains(path, [s | some s in spellings(m)])
+
+# docs_naming are the documents that may name the package (scripts,
+# Dockerfiles, pipelines, bake files), in the migration's scope.
+docs_naming(m) := [d |
+	some d in input.documents
+	d.kind in {"dockerfile", "shell", "pipeline", "hcl"}
+	lib.in_scope(m, d.path)
+	mentions(m, d.path)
+]
+
+# docs_installing are the documents that may run pip or uv, in the
+# migration's scope: the package may come through a requirements file, so
+# the file need not name it.
+docs_installing(m) := [d |
+	some d in input.documents
+	d.kind in {"dockerfile", "shell", "pipeline", "hcl"}
+	lib.in_scope(m, d.path)
+	buildgate.source_contains(d.path, ["pip", "uv "])
+]
+
+# own_platform reports whether a file may be the package's platform's (not
+# only another platform's build: TensorRT-LLM's CUDA image installs the
+# CUDA wheel rightly).
+own_platform(m, path) if not sourcebuild.other_platform(m, path)
+
+# package_installs are the requirements of RUN-level installs that name
+# the package: {doc, call, req}.
+package_installs(m) := [x |
+	some d in docs_naming(m)
+	some c in calls(d)
+	c.pip.op in installing
+	some r in c.pip.requirements
+	pin.names(m, r)
+	pin.applies(r)
+	x := {"doc": d, "call": c, "req": r}
+]
+
+# variant_installs are RUN-level installs of a sibling variant.
+variant_installs(m) := [x |
+	some d in docs_naming(m)
+	own_platform(m, d.path)
+	cs := calls(d)
+	some i, c in cs
+	c.pip.op in installing
+	some r in c.pip.requirements
+	pin.variant(m, r)
+	pin.applies(r)
+	not variant_swap(m, cs, i)
+	x := {"doc": d, "call": c, "req": r}
+]
+
+# variant_swap: the install follows, in its stage or script, an uninstall
+# of another variant (vLLM's kv-connector script swaps the CUDA 12 wheel
+# for the CUDA 13 one): a choice between other platforms' builds, not the
+# package's.
+variant_swap(m, cs, i) if {
+	some j, c in cs
+	j < i
+	c.stage == cs[i].stage
+	c.pip.op == "uninstall"
+	some r in c.pip.requirements
+	pin.variant(m, r)
+}
+
+# sibling reports whether a requirement is the package, a configured
+# variant, or a distribution named after the package (NAME-cuda13): what
+# an uninstall may be swapped for.
+sibling(m, r) if pin.names(m, r)
+
+sibling(m, r) if pin.variant(m, r)
+
+sibling(m, r) if startswith(r.normalized, sprintf("%s-", [pin.normalized[m.package].package]))
+
+# uninstalls are RUN-level uninstalls of the package not followed, in the
+# same stage (or script) and later, by an install of it or a sibling.
+uninstalls(m) := [x |
+	some d in docs_naming(m)
+	cs := calls(d)
+	some i, c in cs
+	c.pip.op == "uninstall"
+	some r in c.pip.requirements
+	pin.names(m, r)
+	not reinstalled(m, cs, i)
+	x := {"doc": d, "call": c, "req": r}
+]
+
+reinstalled(m, cs, i) if {
+	some j, c in cs
+	j > i
+	c.stage == cs[i].stage
+	c.pip.op in installing
+	some r in c.pip.requirements
+	sibling(m, r)
+}
+
+# installs_package reports whether a pip call installs the package: a
+# requirement of it among the arguments, or a requirements file that
+# carries it.
+installs_package(m, _, c) if {
+	some r in c.pip.requirements
+	pin.names(m, r)
+}
+
+installs_package(m, d, c) if {
+	some f in c.pip.files
+	f.kind == "requirement"
+	some p in paths_in(d, f)
+	pin.carried(m, p)
+}
+
+# repo_paths are the repository's requirements files a file argument may
+# be: its path as written or resolved, matched against the repository's
+# requirements files by their trailing path (`-r requirements/rocm.txt`
+# run in /workspace/vllm is requirements/rocm.txt).
+repo_paths(f) := {p |
+	some p, _ in pin.by_path
+	some v in file_values(f)
+	suffix_of(v, p)
+}
+
+file_values(f) := {v | some v in [f.word.value, f.path]; is_string(v)}
+
+suffix_of(v, p) if trim_prefix(trim_prefix(v, "./"), "/") == p
+
+suffix_of(v, p) if endswith(v, concat("", ["/", p]))
+
+# paths_in are repo_paths, and in a Dockerfile a requirements file of the
+# same name that the Dockerfile names (COPY requirements/rocm.txt
+# /tmp/req/, then -r /tmp/req/rocm.txt).
+paths_in(d, f) := (repo_paths(f) | named_alike(d, f)) | copied_in(d, f)
+
+named_alike(d, f) := {p |
+	d.kind == "dockerfile"
+	some p, _ in pin.by_path
+	some v in file_values(f)
+	base(v) == base(p)
+	buildgate.source_contains(d.path, [p])
+}
+
+# A file the Dockerfile copies to where the command reads it (COPY
+# requirements/rocm.txt /r.txt, then -r /r.txt; or into a directory).
+copied_in(d, f) := {p |
+	d.kind == "dockerfile"
+	some v in file_values(f)
+	some p in copy_sources(d, v)
+	pin.by_path[p]
+}
+
+copy_sources(d, v) := file_copies(d, v) | dir_copies(d, v)
+
+# dir_copies: COPY requirements/ /req/, then -r /req/rocm-runtime.txt is
+# requirements/rocm-runtime.txt.
+dir_copies(d, v) := {concat("/", [trim_suffix(trim_prefix(src.value, "./"), "/"), rel]) |
+	startswith(v, "/")
+	some ins in lib.instructions(d)
+	ins.cmd in {"copy", "add"}
+	count([x | some x in ins.flags; x.name == "from"]) == 0
+	n := count(ins.args)
+	n >= 2
+	dst := ins.args[n - 1].value
+	is_string(dst)
+	startswith(v, concat("", [trim_suffix(dst, "/"), "/"]))
+	rel := trim_prefix(v, concat("", [trim_suffix(dst, "/"), "/"]))
+	some src in array.slice(ins.args, 0, n - 1)
+	is_string(src.value)
+	endswith(src.value, "/")
+}
+
+file_copies(d, v) := {trim_prefix(src.value, "./") |
+	some ins in lib.instructions(d)
+	ins.cmd in {"copy", "add"}
+	count([x | some x in ins.flags; x.name == "from"]) == 0
+	n := count(ins.args)
+	n >= 2
+	dst := ins.args[n - 1].value
+	is_string(dst)
+	some src in array.slice(ins.args, 0, n - 1)
+	is_string(src.value)
+	copied_to(v, dst, src.value, n > 2)
+}
+
+copied_to(v, dst, _, _) if trim_suffix(v, "/") == trim_suffix(dst, "/")
+
+copied_to(v, dst, _, _) if {
+	not startswith(v, "/")
+	endswith(dst, concat("", ["/", v]))
+}
+
+copied_to(v, dst, src, many) if {
+	dir_dest(dst, many)
+	base(v) == base(src)
+	endswith(concat("/", [trim_suffix(dst, "/"), base(src)]), v)
+}
+
+copied_to(v, dst, src, many) if {
+	dir_dest(dst, many)
+	base(v) == base(src)
+	not startswith(v, "/")
+}
+
+dir_dest(dst, _) if endswith(dst, "/")
+
+dir_dest(_, many) if many
+
+base(p) := x if {
+	parts := split(p, "/")
+	x := parts[count(parts) - 1]
+}
+
+# installed_files are the repository's requirements files a document's
+# pip calls install (-r, uv pip sync).
+installed_files(d) := {p |
+	some c in calls(d)
+	c.pip.op in installing
+	some f in c.pip.files
+	f.kind == "requirement"
+	some p in paths_in(d, f)
+}
+
+# stage_chain is a Dockerfile stage and the stages of the file it is
+# built FROM: what its image holds.
+stage_chain(d, i) := graph.reachable(stage_edges(d), {i})
+
+stage_edges(d) := {i: [j |
+	some j, base in d.stages
+	j < i
+	lower(st.base.text) == base.name
+] |
+	some i, st in d.stages
+}
+
+# stage_effective reports whether the image of stage i installs the
+# package with a pin (a call in it or a stage it is built FROM).
+stage_effective(m, d, i) if {
+	chain := stage_chain(d, i)
+	some c in calls(d)
+	c.stage in chain
+	c.pip.op in installing
+	call_effective(m, d, c)
+}
+
+call_effective(m, _, c) if {
+	some r in c.pip.requirements
+	pin.names(m, r)
+	pin.applies(r)
+}
+
+call_effective(m, d, c) if {
+	some f in c.pip.files
+	f.kind == "requirement"
+	some p in paths_in(d, f)
+	pin.carried(m, p)
+}
+
+# effective reports whether document d installs the package with a pin:
+# a RUN-level requirement of it, or a requirements file it installs that
+# carries it.
+effective(m, d) if {
+	some c in calls(d)
+	c.pip.op in installing
+	some r in c.pip.requirements
+	pin.names(m, r)
+	pin.applies(r)
+}
+
+effective(m, d) if {
+	some p in installed_files(d)
+	pin.carried(m, p)
+}
+
+# allowed_index reports whether an index URL is one the migration allows.
+allowed_index(m, url) if {
+	some a in object.get(m, "indexes", [])
+	trim_suffix(a, "/") == trim_suffix(url, "/")
+}
+
+allowed_index(m, url) if {
+	count(object.get(m, "indexes", [])) == 0
+	trim_suffix(url, "/") in {"https://pypi.org/simple", "https://pypi.python.org/simple"}
+}
+
+# no_binary_covers reports whether a --no-binary value covers the package
+# (":all:", or a list naming it; ":none:" clears).
+no_binary_covers(_, v) if {
+	some part in split(v, ",")
+	trim_space(part) == ":all:"
+}
+
+no_binary_covers(m, v) if {
+	some part in split(v, ",")
+	pep503.normalize(trim_space(part)) == pin.normalized[m.package].package
+}
+
+# source_problem is what an option of a call installing the package says
+# about where the package comes from; undefined when nothing.
+source_problem(m, o) := sprintf("takes packages from the index %s", [o.value]) if {
+	o.name in {"index-url", "extra-index-url", "index", "default-index"}
+	is_string(o.value)
+	not allowed_index(m, o.value)
+}
+
+source_problem(_, o) := "installs from no index at all" if o.name == "no-index"
+
+source_problem(m, o) := sprintf("builds %s from source (--no-binary %s)", [m.package, o.value]) if {
+	o.name == "no-binary"
+	is_string(o.value)
+	no_binary_covers(m, o.value)
+}
+
+source_problem(m, o) := sprintf("takes packages from the links at %s", [o.value]) if {
+	o.name == "find-links"
+	is_string(o.value)
+	contains(o.value, "://")
+	not allowed_index(m, o.value)
+}
+
+# local_version reports whether a specifier pins a local version (+…),
+# which the public index never serves.
+local_version(r) if {
+	some s in r.specifiers
+	s.op in {"==", "==="}
+	contains(s.version, "+")
+}
+
+# find_links_problem is what a local --find-links directory of a
+# Dockerfile says about where the package comes from: nothing the build
+# shows fills it (a foreign source), or what fills it names the package
+# (its wheel can land there). vLLM's /install, filled from the build
+# context's base-wheels with `cp *.whl`, says nothing.
+find_links_problem(_, d, o) := sprintf("takes packages from %s, which nothing in the build fills", [o.value]) if {
+	o.name == "find-links"
+	d.kind == "dockerfile"
+	is_string(o.value)
+	not contains(o.value, "://")
+	count(fillers(d, o.value)) == 0
+}
+
+find_links_problem(m, d, o) := sprintf("takes packages from %s, where the build puts a wheel of %s", [o.value, m.package]) if {
+	o.name == "find-links"
+	d.kind == "dockerfile"
+	is_string(o.value)
+	not contains(o.value, "://")
+	some ins in fillers(d, o.value)
+	some s in spellings(m)
+	contains(lower(ins.original), s)
+}
+
+# fillers are the instructions that may put files into dir: those that
+# name it other than to create it or install from it.
+fillers(d, dir) := [ins |
+	some ins in lib.instructions(d)
+	contains(ins.original, dir)
+	not regex.match(`(?s)^\s*RUN\s+mkdir\s+(-p\s+)?\S+\s*$`, ins.original)
+	not installs_from(ins, dir)
+]
+
+installs_from(ins, dir) if {
+	ins.shell != null
+	some c in ins.shell.commands
+	c.pip
+	some o in c.pip.options
+	o.name == "find-links"
+	o.value == dir
+	count([x | some x in ins.shell.commands; x.pip == null; some w in x.words; contains(w.text, dir)]) == 0
+}
