@@ -21,6 +21,9 @@ type DockerfileDocument struct {
 	Stages     []Stage       `json:"stages"`
 	Warnings   []LintWarning `json:"warnings"`
 	Errors     []Error       `json:"errors"`
+	// Image is what the file says of the machine its images run on
+	// (dockerfile_image.go): the environment pip evaluates markers in.
+	Image ImageEnv `json:"image"`
 	// shellComments are where the comments of its RUN scripts start
 	// (realComments).
 	shellComments []Pos
@@ -160,6 +163,7 @@ func loadDockerfileAs(path string, src []byte, outline bool) *DockerfileDocument
 		Header:     Header{Kind: KindDockerfile, Path: path},
 		Directives: []Directive{}, GlobalArgs: []ArgDef{}, Preamble: []Instruction{},
 		Stages: []Stage{}, Warnings: []LintWarning{}, Errors: []Error{},
+		Image: ImageEnv{Arches: []string{}, Pythons: []string{}, Pos: Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}},
 	}
 	d := &dockerLoad{idx: newLineIndex(src), doc: doc, outline: outline}
 	if len(src) > maxDockerfileBytes {
@@ -207,6 +211,7 @@ func loadDockerfileAs(path string, src []byte, outline bool) *DockerfileDocument
 		doc.Warnings = append(doc.Warnings, LintWarning{Rule: "NoEmptyContinuation", Message: w.Short, URL: w.URL, Pos: pos})
 	}
 	d.instructions(res.AST)
+	doc.Image = imageEnv(doc)
 	return doc
 }
 

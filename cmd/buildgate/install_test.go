@@ -20,6 +20,21 @@ func TestEffectivePin(t *testing.T) {
 			want: []string{"BG201 requirements/rocm.txt:1"}},
 		{name: "a pin under a Linux marker applies", files: map[string]string{
 			"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.13; platform_system == 'Linux' and python_version >= '3.8'\n"}},
+		{name: "a pin for aarch64 in an amd64 image", files: map[string]string{
+			"requirements/rocm.txt": "mooncake-transfer-engine-rocm >= 0.3.13 ; platform_machine == \"aarch64\"\n",
+			df:                      "FROM --platform=linux/amd64 rocm/dev-ubuntu-22.04\nCOPY requirements/rocm.txt /r.txt\nRUN pip install -r /r.txt\n"},
+			want: []string{"BG201 docker/Dockerfile.rocm:3"}},
+		{name: "a pin for old Pythons in a Python 3.12 image", files: map[string]string{
+			"requirements/rocm.txt": "mooncake-transfer-engine-rocm >= 0.3.13 ; python_version < \"3.10\"\n",
+			df:                      "ARG PYTHON_VERSION=3.12\nFROM rocm/dev-ubuntu-22.04\nCOPY requirements/rocm.txt /r.txt\nRUN pip install -r /r.txt\n"},
+			want: []string{"BG201 docker/Dockerfile.rocm:4"}},
+		{name: "a pin for x86_64 in an amd64 image applies", files: map[string]string{
+			"requirements/rocm.txt": "mooncake-transfer-engine-rocm >= 0.3.13 ; platform_machine == \"x86_64\"\n",
+			df:                      "FROM --platform=linux/amd64 rocm/dev-ubuntu-22.04\nCOPY requirements/rocm.txt /r.txt\nRUN pip install -r /r.txt\n"}},
+		{name: "a project install reads the configured file", files: map[string]string{
+			"requirements/rocm.txt": "numpy\n",
+			df:                      "FROM rocm/dev-ubuntu-22.04\nCOPY . /src\nRUN cd /src && pip install .\n# see requirements/rocm.txt\n"},
+			want: []string{"BG201 requirements/rocm.txt:1"}},
 		// 2. the image installs another file
 		{name: "the image installs a file without the pin", files: map[string]string{
 			"requirements/rocm-runtime.txt": "numpy\n",

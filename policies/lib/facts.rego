@@ -60,3 +60,11 @@ needles contains n if {
 }
 
 needles contains f if some f in pin.configured
+
+# A Dockerfile may install a configured file copied under another
+# directory (COPY requirements/ /req/, -r /req/rocm.txt): its base name.
+needles contains b if {
+	some f in pin.configured
+	parts := split(f, "/")
+	b := parts[count(parts) - 1]
+}

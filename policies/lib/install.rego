@@ -258,6 +258,20 @@ installed_files(d) := {p |
 	some f in c.pip.files
 	f.kind == "requirement"
 	some p in paths_in(d, f)
+} | project_files(d)
+
+# project_files: a project install (pip install ., -e .[extra]) installs
+# what the project's packaging declares, which buildgate does not read:
+# the configured requirements files that exist count as installed (vLLM's
+# setup.py reads requirements/rocm.txt).
+project_files(d) := {f |
+	some c in calls(d)
+	c.pip.op in installing
+	some x in c.pip.files
+	x.kind == "project"
+	some m in lib.migrations
+	some f in m.requirements
+	pin.file_of(f) != null
 }
 
 # stage_chain is a Dockerfile stage and the stages of the file it is
@@ -292,7 +306,7 @@ call_effective(m, d, c) if {
 	some f in c.pip.files
 	f.kind == "requirement"
 	some p in paths_in(d, f)
-	pin.carried(m, p)
+	pin.carried_for(m, p, image_env(d))
 }
 
 # effective reports whether document d installs the package with a pin:
@@ -308,8 +322,18 @@ effective(m, d) if {
 
 effective(m, d) if {
 	some p in installed_files(d)
-	pin.carried(m, p)
+	pin.carried_for(m, p, image_env(d))
 }
+
+# image_env are the architectures and Python versions of a Dockerfile's
+# image as the file says them (the loader's `image`), else x86_64 and
+# aarch64 and every CPython 3.x.
+image_env(d) := {"arches": arches(d), "pythons": object.get(d, ["image", "pythons"], [])}
+
+arches(d) := a if {
+	a := object.get(d, ["image", "arches"], [])
+	count(a) > 0
+} else := ["x86_64", "aarch64"]
 
 # allowed_index reports whether an index URL is one the migration allows.
 allowed_index(m, url) if {

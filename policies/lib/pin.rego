@@ -18,6 +18,8 @@ import data.buildgate.lib
 file_facts(d) := {
 	"requirement_includes": [i.path | d.kind == "requirements"; some i in d.includes; i.kind == "requirement"; i.path != ""],
 	"names": [r.normalized | d.kind == "requirements"; some r in d.requirements; applies(r)],
+	"unmarked": [r.normalized | d.kind == "requirements"; some r in d.requirements; r.marker == null],
+	"marked": [[r.normalized, r.marker.value] | d.kind == "requirements"; some r in d.requirements; r.marker != null],
 	"hashed": is_hashed(d),
 	"named": [f | some f in configured; d.path != f; names_requirements(d, f)],
 }
@@ -52,7 +54,13 @@ names_requirements(d, f) if {
 
 # fold is the pin rules' part of the repository table.
 fold(files) := {
-	"by_path": {f.path: {"names": f.facts.pin.names, "hashed": f.facts.pin.hashed} | some f in files; f.kind == "requirements"},
+	"by_path": {f.path: {
+		"names": f.facts.pin.names, "hashed": f.facts.pin.hashed,
+		"unmarked": f.facts.pin.unmarked, "marked": f.facts.pin.marked,
+	} |
+		some f in files
+		f.kind == "requirements"
+	},
 	"includes": edges,
 	"reach": {f: graph.reachable(edges, {f}) | some f in configured},
 	"named": {n | some f in files; some n in f.facts.pin.named},
@@ -112,6 +120,22 @@ applies(r) if r.marker == null
 applies(r) if {
 	r.marker != null
 	buildgate.marker_may_hold(r.marker.value, ["x86_64", "aarch64"], [])
+}
+
+# carried_for reports whether a requirements file, or one it pulls in,
+# names the package on an image of the given architectures and Python
+# versions (markers evaluated for it).
+carried_for(m, path, _) if {
+	some p in reachable(path)
+	some n in object.get(file_of(p), "unmarked", [])
+	n == normalized[m.package].package
+}
+
+carried_for(m, path, env) if {
+	some p in reachable(path)
+	some x in object.get(file_of(p), "marked", [])
+	x[0] == normalized[m.package].package
+	buildgate.marker_may_hold(x[1], env.arches, env.pythons)
 }
 
 # from_index reports whether a requirement is resolved from a package index

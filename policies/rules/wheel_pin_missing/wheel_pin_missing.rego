@@ -123,7 +123,7 @@ deny contains object.union(lib.finding(d, c.cmd.words[0], msg), fix) if {
 	count(object.get(m, "requirements", [])) > 0
 	some d in lib.documents("dockerfile")
 	c := image_target(m, d)
-	msg := sprintf("this image does not install %s: nothing it installs requires it, and it installs no configured requirements file (%s); add `%s` to this command (`%s`) so the image installs the published wheel", [m.package, concat(", ", m.requirements), spec_arg(m), command_text(c.cmd)])
+	msg := sprintf("this image does not install %s: nothing it installs requires it on this image (%s; configured: %s); add `%s` to this command (`%s`) so the image installs the published wheel", [m.package, env_text(d), concat(", ", m.requirements), spec_arg(m), command_text(c.cmd)])
 	fix := {"fix": {
 		"description": sprintf("install `%s` here", [spec_arg(m)]),
 		"replacement": sprintf(" %s", [spec_arg(m)]),
@@ -185,7 +185,10 @@ image_target(m, d) := c if {
 	lib.in_scope(m, d.path)
 	concerns(m, d)
 	not install.effective(m, d)
-	count({p | some p in install.installed_files(d); p in m.requirements}) == 0
+
+	# A configured file the image installs without the package at all is
+	# reported in that file (its own evaluation, with the fix there).
+	count({p | some p in install.installed_files(d); p in m.requirements; not pin.carried(m, p)}) == 0
 	cs := plain_calls(m, d)
 	count(cs) > 0
 	with_files := [x | some x in cs; count(x.pip.files) > 0]
@@ -278,3 +281,9 @@ command_text(c) := t if {
 	count(ws) <= 6
 	t := concat(" ", ws)
 } else := concat(" ", array.concat([w.text | some w in array.slice(c.words, 0, 5)], ["..."]))
+
+env_text(d) := sprintf("Linux %s, CPython %s", [concat("/", e.arches), py]) if {
+	e := install.image_env(d)
+	py := concat("/", e.pythons)
+	py != ""
+} else := sprintf("Linux %s, CPython 3", [concat("/", install.image_env(d).arches)])
