@@ -118,3 +118,17 @@ test_requirements_file_options if {
 		"mooncake-transfer-engine-rocm >= 0.3.13",
 	]]])
 }
+
+test_variant_in_a_file_the_image_installs if {
+	got := bg204.deny with input as fx.input_of([
+		pinned,
+		["requirements", "requirements/extra.txt", ["mooncake-transfer-engine"]],
+		["requirements", "requirements/cuda.txt", ["mooncake-transfer-engine"]],
+		["dockerfile", "docker/Dockerfile.rocm", [
+			"FROM rocm/dev-ubuntu-22.04",
+			"COPY requirements/ requirements/",
+			"RUN pip install -r requirements/rocm.txt -r requirements/extra.txt",
+		]],
+	])
+	fx.at(got) == {["requirements/extra.txt", 1]}
+}

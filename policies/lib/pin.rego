@@ -22,7 +22,25 @@ file_facts(d) := {
 	"marked": [[r.normalized, r.marker.value] | d.kind == "requirements"; some r in d.requirements; r.marker != null],
 	"hashed": is_hashed(d),
 	"named": [f | some f in configured; d.path != f; names_requirements(d, f)],
+	"pip_files": pip_files(d),
 }
+
+# pip_files are the requirement files the pip and uv commands of a build
+# file install (-r), as written and as resolved: the table matches them
+# with the repository's requirements files.
+pip_files(d) := [v |
+	d.kind in {"dockerfile", "shell", "pipeline"}
+	shows_platform(d)
+	buildgate.source_contains(d.path, ["pip", "uv "])
+	some e in lib.scripts_of(d)
+	some c in e.script.commands
+	c.pip
+	c.pip.op in {"install", "sync", "add"}
+	some f in c.pip.files
+	f.kind == "requirement"
+	some v in [f.word.value, f.path]
+	is_string(v)
+]
 
 is_hashed(d) if {
 	d.kind == "requirements"
@@ -64,9 +82,42 @@ fold(files) := {
 	"includes": edges,
 	"reach": {f: graph.reachable(edges, {f}) | some f in configured},
 	"named": {n | some f in files; some n in f.facts.pin.named},
+	"installed": {p |
+		some f in files
+		some v in object.get(f.facts.pin, "pip_files", [])
+		some g in files
+		g.kind == "requirements"
+		p := g.path
+		installs_path(v, p)
+	},
 } if {
 	edges := {f.path: f.facts.pin.requirement_includes | some f in files; f.kind == "requirements"}
 }
+
+# shows_platform: the file is a build of a migration's platform by its
+# path or words (rocm, hip …), or no migration names its platform: the
+# files a CUDA image installs are not the ROCm image's.
+shows_platform(d) if {
+	some m in lib.migrations
+	ws := object.get(m, "platform", [])
+	count(ws) > 0
+	buildgate.source_words(d.path, ws)
+}
+
+shows_platform(_) if {
+	some m in lib.migrations
+	count(object.get(m, "platform", [])) == 0
+}
+
+# installs_path: a file argument as written or resolved is the
+# repository's file p, or ends with it (`-r requirements/rocm.txt` run in
+# /workspace/vllm), or has its base name (a copy under another directory).
+installs_path(v, p) if trim_prefix(trim_prefix(v, "./"), "/") == p
+
+installs_path(v, p) if endswith(v, concat("", ["/", p]))
+
+# installed are the requirements files build files install with -r.
+installed := lib.table(["pin", "installed"], [])
 
 # by_path are the requirements files of the repository, by path: the
 # packages each names and whether it is in hash-checking mode.

@@ -23,13 +23,17 @@ import data.buildgate.lib.pin
 deny contains lib.finding(d, r.name_word, msg) if {
 	some m in lib.migrations
 	some d in lib.documents("requirements")
-	some f in m.requirements
+	some f in installed_or_configured(m)
 	d.path in pin.reachable(f)
 	some r in d.requirements
 	pin.variant(m, r)
 	pin.applies(r)
 	msg := sprintf("%s is a different variant of the package; %s must pin `%s` instead", [r.name, f, pin.wanted(m)])
 }
+
+# installed_or_configured are the configured requirements files and those
+# a build file installs with -r (an image's requirements/rocm-extra.txt).
+installed_or_configured(m) := {f | some f in m.requirements} | {f | some f in pin.installed}
 
 # An install command of a build file of the package's platform that
 # installs a sibling variant (the CUDA wheel in a ROCm image), wherever it
