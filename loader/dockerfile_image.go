@@ -1,8 +1,9 @@
 package loader
 
 import (
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -82,14 +83,9 @@ func imageEnv(d *DockerfileDocument) ImageEnv {
 			}
 		}
 	}
-	return ImageEnv{Arches: sortedKeys(arches), Pythons: sortedKeys(pythons), Pos: Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1}}
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+	// Empty lists, not null: policies iterate them.
+	return ImageEnv{
+		Arches: append([]string{}, slices.Sorted(maps.Keys(arches))...), Pythons: append([]string{}, slices.Sorted(maps.Keys(pythons))...),
+		Pos: Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1},
 	}
-	sort.Strings(out)
-	return out
 }

@@ -108,3 +108,18 @@ func FuzzCompose(f *testing.F) {
 		"services:\n  a:\n    build:\n      context: https://x.org/a/b.git\n      args: {A: 1}\n  b:\n    build:\n      dockerfile_inline: |\n        FROM x\n        RUN <<EOF\n        make\n        EOF\n      additional_contexts:\n        - c=https://x.org/c/d.git\n",
 		"services:\n  a:\n    build:\n      dockerfile_inline: \"FROM x\\nRUN make\\n\"\n")
 }
+
+// FuzzPip: pip and uv commands (issue 29), with the environment a script
+// exports and a Dockerfile's stages set.
+func FuzzPip(f *testing.F) {
+	fuzzLoader(f, KindShell, loadShell,
+		"export PIP_CONSTRAINT='/c a.txt'\nPIP_NO_BINARY=:all: sudo -E python3 -m pip install -qr r.txt -c/c.txt \"x[a,b]>=1; os_name=='nt'\" -e 'git+https://h/o/r#egg=p==1 ;extra==\"x\"' ./w/*.whl .[dev]\n",
+		"env UV_OVERRIDE=o.txt uv pip install --system --override=o2 -i https://i/simple --no-binary p -- a==${V:-1}\nuv pip uninstall p q\nuv pip sync a.txt b.txt\npip wheel --no-binary=:all: x=== 1,\n")
+}
+
+// FuzzPipDockerfile: the same in a Dockerfile, with stage environments
+// and the image's architectures and Python versions.
+func FuzzPipDockerfile(f *testing.F) {
+	fuzzLoader(f, KindDockerfile, loadDockerfile,
+		"ARG PYTHON_VERSION=3.12\nFROM --platform=linux/arm64 python:3.11 AS b\nENV UV_INDEX_URL=https://x PIP_NO_INDEX=1\nFROM b\nRUN uv pip install -r /r.txt && pip install 'p; platform_machine==\"x86_64\"'\n")
+}

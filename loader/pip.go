@@ -207,8 +207,7 @@ func (p *PipCall) long(c *ShellCommand, ws []Word, k int, v string) int {
 		return k + 1
 	}
 	if has {
-		vw := Word{Text: value, Value: strp(value), Pos: ws[k].Pos}
-		p.option(c, name, vw, ws[k].Pos)
+		p.option(c, name, suffixWord(ws[k], len(v)-len(value)), ws[k].Pos)
 		return k
 	}
 	p.Options = append(p.Options, PipOption{Name: canonical(name), Pos: ws[k].Pos})
@@ -223,8 +222,7 @@ func (p *PipCall) short(c *ShellCommand, ws []Word, k int, v string) int {
 			continue
 		}
 		if j+1 < len(v) {
-			rest := v[j+1:]
-			p.option(c, name, Word{Text: rest, Value: strp(rest), Pos: ws[k].Pos}, ws[k].Pos)
+			p.option(c, name, suffixWord(ws[k], j+1), ws[k].Pos)
 			return k
 		}
 		if k+1 < len(ws) {
@@ -260,8 +258,10 @@ func (p *PipCall) option(c *ShellCommand, name string, w Word, at Pos) {
 		p.Files = append(p.Files, PipFile{Kind: name, Word: w, Path: pipPath(c, w), Pos: o.Pos})
 	case "editable":
 		if static && (isURL(v) || !isLocalPath(v) && v != ".") {
-			p.requirement(w)
-			p.Requirements[len(p.Requirements)-1].Editable = true
+			n := len(p.Requirements)
+			if p.requirement(w); len(p.Requirements) > n {
+				p.Requirements[n].Editable = true
+			}
 			return
 		}
 		p.Files = append(p.Files, PipFile{Kind: "project", Word: w, Path: pipPath(c, w), Editable: true, Pos: o.Pos})
