@@ -37,7 +37,11 @@ func (s *sources) wordsOf(path string) (*wordSet, bool) {
 	addWords(ws.path, []byte(strings.ToLower(path)))
 	low := bytes.ToLower(raw)
 	addWords(ws.all, low)
-	for _, line := range bytes.Split(stripBlockComments(low), []byte("\n")) {
+	code := low
+	if blockComments(path) {
+		code = stripBlockComments(low)
+	}
+	for _, line := range bytes.Split(code, []byte("\n")) {
 		addWords(ws.code, line[:codeEnd(line)])
 	}
 	s.mu.Lock()
@@ -66,9 +70,17 @@ func codeEnd(line []byte) int {
 	return len(line)
 }
 
-// stripBlockComments blanks /* … */ (HCL's block comments; elsewhere a
-// glob such as dist/* may be cut too, which only removes evidence of
-// another platform), keeping line breaks.
+// blockComments reports whether a file's language has /* … */ comments
+// (HCL): elsewhere /* is a glob (dist/*, 'python/**'), and blanking from
+// it would hide the rest of the file's code, another platform's words
+// among it (issue 29's sweep: a CUDA workflow read as ROCm's).
+func blockComments(path string) bool {
+	p := strings.ToLower(path)
+	return strings.HasSuffix(p, ".hcl") || strings.HasSuffix(p, ".tf")
+}
+
+// stripBlockComments blanks /* … */ (HCL's block comments), keeping line
+// breaks.
 func stripBlockComments(text []byte) []byte {
 	if !bytes.Contains(text, []byte("/*")) {
 		return text

@@ -82,6 +82,9 @@ func (p *PipCall) applyEnv(c *ShellCommand, env []pipEnvSetting) {
 			continue
 		}
 		v := e.value
+		if strings.TrimSpace(v) == "" {
+			continue // pip and uv ignore an empty value (ENV PIP_INDEX_URL=)
+		}
 		if envBool[opt] || e.name == "UV_NO_BINARY" {
 			if !truthy(v) {
 				continue

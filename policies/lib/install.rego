@@ -130,10 +130,22 @@ uninstalls(m) := [x |
 reinstalled(m, cs, i) if {
 	some j, c in cs
 	j > i
-	c.stage == cs[i].stage
+	stage_after(cs[i].stage, c.stage)
 	c.pip.op in installing
 	some r in c.pip.requirements
 	sibling(m, r)
+}
+
+# stage_after: a call in stage t runs in the image of stage s (the same
+# stage, or a later one built FROM it); scripts have stage -1.
+stage_after(s, s)
+
+stage_after(s, t) if {
+	s >= 0
+	t > s
+	some d in input.documents
+	d.kind == "dockerfile"
+	s in stage_chain(d, t)
 }
 
 # installs_package reports whether a pip call installs the package: a
@@ -372,6 +384,16 @@ source_problem(m, o) := sprintf("builds %s from source (--no-binary %s)", [m.pac
 	o.name == "no-binary"
 	is_string(o.value)
 	no_binary_covers(m, o.value)
+}
+
+# only_binary_names reports whether a call's --only-binary names the
+# package: pip then takes its wheel whatever --no-binary :all: says.
+only_binary_names(m, c) if {
+	some o in c.pip.options
+	o.name == "only-binary"
+	is_string(o.value)
+	some part in split(o.value, ",")
+	pep503.normalize(trim_space(part)) == pin.normalized[m.package].package
 }
 
 source_problem(m, o) := sprintf("takes packages from the links at %s", [o.value]) if {

@@ -65,7 +65,7 @@ test_uninstall if {
 	fx.at(bg201.deny) == {["docker/Dockerfile.rocm", 4]} with input as image([
 		"RUN pip install -r /r.txt",
 		"RUN pip uninstall -y mooncake-transfer-engine-rocm",
-		"FROM base AS other",
+		"FROM rocm/dev-ubuntu-22.04 AS other",
 		"RUN pip uninstall -y mooncake-transfer-engine-rocm && pip install mooncake-transfer-engine-rocm-foo",
 	])
 }
@@ -131,4 +131,29 @@ test_variant_in_a_file_the_image_installs if {
 		]],
 	])
 	fx.at(got) == {["requirements/extra.txt", 1]}
+}
+
+test_uninstall_undone_by_a_stage_built_from_it if {
+	count(bg201.deny) == 0 with input as image([
+		"RUN pip install -r /r.txt && pip uninstall -y mooncake-transfer-engine-rocm",
+		"FROM base AS final",
+		"RUN pip install 'mooncake-transfer-engine-rocm>=0.3.13'",
+	])
+}
+
+test_only_binary_wins if {
+	count(bg203.deny) == 0 with input as image(["RUN pip install --no-binary :all: --only-binary mooncake-transfer-engine-rocm -r /r.txt"])
+}
+
+test_constraints_copied_from_the_repository if {
+	count(bg203.deny) == 0 with input as fx.input_of([
+		pinned,
+		["requirements", "constraints.txt", ["numpy<2"]],
+		["dockerfile", "docker/Dockerfile.rocm", [
+			"FROM rocm/dev-ubuntu-22.04",
+			"COPY requirements/rocm.txt /r.txt",
+			"COPY constraints.txt /c.txt",
+			"RUN pip install -c /c.txt -r /r.txt",
+		]],
+	])
 }

@@ -23,7 +23,22 @@ file_facts(d) := {
 	"hashed": is_hashed(d),
 	"named": [f | some f in configured; d.path != f; names_requirements(d, f)],
 	"pip_files": pip_files(d),
+	"run_installs": run_installs(d),
 }
+
+# run_installs are the packages a build file's pip and uv commands
+# install by name (normalized), markers that may hold on the image kept.
+run_installs(d) := [r.normalized |
+	d.kind in {"dockerfile", "shell", "pipeline"}
+	buildgate.source_contains(d.path, ["pip", "uv "])
+	some e in lib.scripts_of(d)
+	some c in e.script.commands
+	c.pip
+	c.pip.op in {"install", "sync", "add"}
+	some r in c.pip.requirements
+	r.name != ""
+	applies(r)
+]
 
 # pip_files are the requirement files the pip and uv commands of a build
 # file install (-r), as written and as resolved: the table matches them
@@ -82,6 +97,7 @@ fold(files) := {
 	"includes": edges,
 	"reach": {f: graph.reachable(edges, {f}) | some f in configured},
 	"named": {n | some f in files; some n in f.facts.pin.named},
+	"run_installed": {n | some f in files; some n in object.get(f.facts.pin, "run_installs", [])},
 	"installed": {p |
 		some f in files
 		some v in object.get(f.facts.pin, "pip_files", [])

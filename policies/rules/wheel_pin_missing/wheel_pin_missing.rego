@@ -105,6 +105,13 @@ image_installs_elsewhere(m, f) if {
 	image_target(m, d)
 }
 
+# An install command installs the package by name (the fix of the
+# finding below, or the build's own): a file nothing reads is no help.
+image_installs_elsewhere(m, f) if {
+	not pin.named_by_build_file(f)
+	pin.normalized[m.package].package in lib.table(["pin", "run_installed"], [])
+}
+
 # In the repository's evaluation, the files' findings say it: an image's
 # own BG201 at its install command.
 image_installs_elsewhere(m, f) if {

@@ -91,6 +91,7 @@ deny contains lib.finding_at(x.doc, o.pos, msg) if {
 	some x in package_calls(m)
 	some o in x.call.pip.options
 	problem := install.source_problem(m, o)
+	not only_binary_wins(m, x.call, o)
 	msg := sprintf("this %s install %s (%s), so %s may not be the published wheel from the package index; %s", [x.call.pip.tool, problem, option_source(o), m.package, remedy(m)])
 }
 
@@ -141,6 +142,11 @@ deny contains lib.finding(d, o, msg) if {
 	msg := sprintf("this requirements file %s (`%s`), so %s may not be the published wheel from the package index; %s", [problem, o.text, m.package, remedy(m)])
 }
 
+only_binary_wins(m, c, o) if {
+	o.name == "no-binary"
+	install.only_binary_names(m, c)
+}
+
 package_calls(m) := [{"doc": d, "call": c} |
 	some d in install.docs_installing(m)
 	some c in install.calls(d)
@@ -163,22 +169,22 @@ file_name(f) := f.word.text if not is_string(f.word.value)
 # file_problem: the content is the repository's file (checked for the
 # package), the build's own writing (checked for the package's name), or
 # unknown.
-file_problem(m, _, f) := "pins the package below the minimum" if {
-	some p in install.repo_paths(f)
+file_problem(m, d, f) := "pins the package below the minimum" if {
+	some p in install.paths_in(d, f)
 	some r in lib.document(p).requirements
 	pin.names(m, r)
 	pep440.witness_below_pre(r.specifier, m.minimum)
 }
 
 file_problem(m, d, f) := "is written by the build with the package in it" if {
-	count(install.repo_paths(f)) == 0
+	count(install.paths_in(d, f)) == 0
 	some w in writers(d, file_name(f))
 	some s in install.spellings(m)
 	contains(lower(w), s)
 }
 
 file_problem(_, d, f) := "has content the build does not show" if {
-	count(install.repo_paths(f)) == 0
+	count(install.paths_in(d, f)) == 0
 	count(writers(d, file_name(f))) == 0
 }
 
