@@ -16,8 +16,25 @@ import data.buildgate.lib.sourcebuild
 installing := {"install", "add", "sync"}
 
 # calls are the pip and uv commands of document d, each with its stage
-# (a Dockerfile's stage index; -1 elsewhere) and command.
-calls(d) := [{"pip": c.pip, "cmd": c, "stage": i} |
+# (a Dockerfile's stage index; -1 elsewhere), its command and its files,
+# each file with the repository's requirements files it may be
+# (`paths`): made once per document (calls_by_path), not at each use.
+calls(d) := object.get(calls_by_path, d.path, [])
+
+# pip_docs are the documents that may run pip or uv.
+pip_docs := [d |
+	some d in input.documents
+	d.kind in {"dockerfile", "shell", "pipeline", "hcl"}
+	buildgate.source_contains(d.path, ["pip", "uv "])
+]
+
+calls_by_path[d.path] := [object.union(c, {"files": [object.union(f, {"paths": paths_in(d, f)}) | some f in c.pip.files]}) |
+	some c in raw_calls(d)
+] if {
+	some d in pip_docs
+}
+
+raw_calls(d) := [{"pip": c.pip, "cmd": c, "stage": i} |
 	some i, st in d.stages
 	some ins in st.instructions
 	ins.shell != null
@@ -55,10 +72,8 @@ docs_naming(m) := [d |
 # migration's scope: the package may come through a requirements file, so
 # the file need not name it.
 docs_installing(m) := [d |
-	some d in input.documents
-	d.kind in {"dockerfile", "shell", "pipeline", "hcl"}
+	some d in pip_docs
 	lib.in_scope(m, d.path)
-	buildgate.source_contains(d.path, ["pip", "uv "])
 ]
 
 # own_platform reports whether a file may be the package's platform's (not
@@ -156,10 +171,10 @@ installs_package(m, _, c) if {
 	pin.names(m, r)
 }
 
-installs_package(m, d, c) if {
-	some f in c.pip.files
+installs_package(m, _, c) if {
+	some f in c.files
 	f.kind == "requirement"
-	some p in paths_in(d, f)
+	some p in f.paths
 	pin.carried(m, p)
 }
 
@@ -182,7 +197,9 @@ suffix_of(v, p) if endswith(v, concat("", ["/", p]))
 # paths_in are repo_paths, and in a Dockerfile a requirements file of the
 # same name that the Dockerfile names (COPY requirements/rocm.txt
 # /tmp/req/, then -r /tmp/req/rocm.txt).
-paths_in(d, f) := (repo_paths(f) | named_alike(d, f)) | copied_in(d, f)
+paths_in(d, f) := (repo_paths(f) | named_alike(d, f)) | copied_in(d, f) if count(pin.by_path) > 0
+
+else := set()
 
 named_alike(d, f) := {p |
 	d.kind == "dockerfile"
@@ -203,10 +220,11 @@ copied_in(d, f) := {p |
 
 copy_sources(d, v) := file_copies(d, v) | dir_copies(d, v)
 
-# dir_copies: COPY requirements/ /req/, then -r /req/rocm-runtime.txt is
-# requirements/rocm-runtime.txt.
-dir_copies(d, v) := {concat("/", [trim_suffix(trim_prefix(src.value, "./"), "/"), rel]) |
-	startswith(v, "/")
+# copies are a Dockerfile's COPY and ADD of the build context (not
+# --from): each destination with its sources, made once per document.
+copies(d) := object.get(copies_by_path, d.path, [])
+
+copies_by_path[d.path] := [{"dst": dst, "srcs": srcs, "many": count(srcs) > 1} |
 	some ins in lib.instructions(d)
 	ins.cmd in {"copy", "add"}
 	count([x | some x in ins.flags; x.name == "from"]) == 0
@@ -214,24 +232,29 @@ dir_copies(d, v) := {concat("/", [trim_suffix(trim_prefix(src.value, "./"), "/")
 	n >= 2
 	dst := ins.args[n - 1].value
 	is_string(dst)
-	startswith(v, concat("", [trim_suffix(dst, "/"), "/"]))
-	rel := trim_prefix(v, concat("", [trim_suffix(dst, "/"), "/"]))
-	some src in array.slice(ins.args, 0, n - 1)
-	is_string(src.value)
-	endswith(src.value, "/")
+	srcs := [v | some a in array.slice(ins.args, 0, n - 1); v := a.value; is_string(v)]
+] if {
+	some d in pip_docs
+	d.kind == "dockerfile"
+	count(pin.by_path) > 0
 }
 
-file_copies(d, v) := {trim_prefix(src.value, "./") |
-	some ins in lib.instructions(d)
-	ins.cmd in {"copy", "add"}
-	count([x | some x in ins.flags; x.name == "from"]) == 0
-	n := count(ins.args)
-	n >= 2
-	dst := ins.args[n - 1].value
-	is_string(dst)
-	some src in array.slice(ins.args, 0, n - 1)
-	is_string(src.value)
-	copied_to(v, dst, src.value, n > 2)
+# dir_copies: COPY requirements/ /req/, then -r /req/rocm-runtime.txt is
+# requirements/rocm-runtime.txt.
+dir_copies(d, v) := {concat("/", [trim_suffix(trim_prefix(src, "./"), "/"), rel]) |
+	startswith(v, "/")
+	some c in copies(d)
+	prefix := concat("", [trim_suffix(c.dst, "/"), "/"])
+	startswith(v, prefix)
+	rel := trim_prefix(v, prefix)
+	some src in c.srcs
+	endswith(src, "/")
+}
+
+file_copies(d, v) := {trim_prefix(src, "./") |
+	some c in copies(d)
+	some src in c.srcs
+	copied_to(v, c.dst, src, c.many)
 }
 
 copied_to(v, dst, _, _) if trim_suffix(v, "/") == trim_suffix(dst, "/")
@@ -264,13 +287,17 @@ base(p) := x if {
 
 # installed_files are the repository's requirements files a document's
 # pip calls install (-r, uv pip sync).
-installed_files(d) := {p |
+installed_files(d) := object.get(installed_by_path, d.path, set())
+
+installed_by_path[d.path] := {p |
 	some c in calls(d)
 	c.pip.op in installing
-	some f in c.pip.files
+	some f in c.files
 	f.kind == "requirement"
-	some p in paths_in(d, f)
-} | project_files(d)
+	some p in f.paths
+} | project_files(d) if {
+	some d in pip_docs
+}
 
 # project_files: a project install (pip install ., -e .[extra]) installs
 # what the project's packaging declares, which buildgate does not read:
@@ -301,9 +328,14 @@ stage_edges(d) := {i: [j |
 # stage_effective reports whether the image of stage i installs the
 # package with a pin (a call in it or a stage it is built FROM).
 stage_effective(m, d, i) if {
-	chain := stage_chain(d, i)
+	some s in effective_stages(m, d)
+	s in stage_chain(d, i)
+}
+
+# effective_stages are the stages of d with a call that installs the
+# package with a pin.
+effective_stages(m, d) := {c.stage |
 	some c in calls(d)
-	c.stage in chain
 	c.pip.op in installing
 	call_effective(m, d, c)
 }
@@ -315,9 +347,9 @@ call_effective(m, _, c) if {
 }
 
 call_effective(m, d, c) if {
-	some f in c.pip.files
+	some f in c.files
 	f.kind == "requirement"
-	some p in paths_in(d, f)
+	some p in f.paths
 	pin.carried_for(m, p, image_env(d))
 }
 

@@ -29,11 +29,7 @@ file_facts(d) := {
 # run_installs are the packages a build file's pip and uv commands
 # install by name (normalized), markers that may hold on the image kept.
 run_installs(d) := [r.normalized |
-	d.kind in {"dockerfile", "shell", "pipeline"}
-	buildgate.source_contains(d.path, ["pip", "uv "])
-	some e in lib.scripts_of(d)
-	some c in e.script.commands
-	c.pip
+	some c in pip_commands(d)
 	c.pip.op in {"install", "sync", "add"}
 	some r in c.pip.requirements
 	r.name != ""
@@ -44,18 +40,34 @@ run_installs(d) := [r.normalized |
 # file install (-r), as written and as resolved: the table matches them
 # with the repository's requirements files.
 pip_files(d) := [v |
-	d.kind in {"dockerfile", "shell", "pipeline"}
 	shows_platform(d)
-	buildgate.source_contains(d.path, ["pip", "uv "])
-	some e in lib.scripts_of(d)
-	some c in e.script.commands
-	c.pip
+	some c in pip_commands(d)
 	c.pip.op in {"install", "sync", "add"}
 	some f in c.pip.files
 	f.kind == "requirement"
 	some v in [f.word.value, f.path]
 	is_string(v)
 ]
+
+# pip_commands are a build file's pip and uv commands, where its text may
+# hold any: read straight from the document (not through lib.scripts_of,
+# which builds each RUN's text).
+pip_commands(d) := cmds if {
+	d.kind in {"dockerfile", "shell", "pipeline"}
+	buildgate.source_contains(d.path, ["pip", "uv "])
+	cmds := [c | some c in commands_of(d); c.pip]
+} else := []
+
+commands_of(d) := [c |
+	some st in d.stages
+	some ins in st.instructions
+	ins.shell != null
+	some c in ins.shell.commands
+] if d.kind == "dockerfile"
+
+commands_of(d) := d.commands if d.kind == "shell"
+
+commands_of(d) := [c | some sc in d.scripts; some c in sc.commands] if d.kind == "pipeline"
 
 is_hashed(d) if {
 	d.kind == "requirements"
@@ -99,15 +111,13 @@ fold(files) := {
 	"named": {n | some f in files; some n in f.facts.pin.named},
 	"run_installed": {n | some f in files; some n in object.get(f.facts.pin, "run_installs", [])},
 	"installed": {p |
-		some f in files
-		some v in object.get(f.facts.pin, "pip_files", [])
-		some g in files
-		g.kind == "requirements"
-		p := g.path
+		some v in {v | some f in files; some v in object.get(f.facts.pin, "pip_files", [])}
+		some p in req_paths
 		installs_path(v, p)
 	},
 } if {
 	edges := {f.path: f.facts.pin.requirement_includes | some f in files; f.kind == "requirements"}
+	req_paths := [f.path | some f in files; f.kind == "requirements"]
 }
 
 # shows_platform: the file is a build of a migration's platform by its

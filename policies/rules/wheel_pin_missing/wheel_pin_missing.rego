@@ -150,9 +150,9 @@ deny contains object.union(lib.finding(d, f.word, msg), fix) if {
 	install.effective(m, d)
 	some c in install.calls(d)
 	c.pip.op in install.installing
-	some f in c.pip.files
+	some f in c.files
 	f.kind == "requirement"
-	some p in install.paths_in(d, f)
+	some p in f.paths
 	not p in m.requirements
 	sibling_of_configured(m, p)
 	not pin.carried(m, p)

@@ -109,7 +109,7 @@ deny contains lib.finding_at(x.doc, o.pos, msg) if {
 deny contains lib.finding_at(x.doc, f.pos, msg) if {
 	some m in lib.migrations
 	some x in package_calls(m)
-	some f in x.call.pip.files
+	some f in x.call.files
 	f.kind in {"override", "constraint"}
 	problem := file_problem(m, x.doc, f)
 	msg := sprintf("the %s file %s %s; install the published wheel `%s` without overriding its version", [f.kind, file_name(f), problem, pin.wanted(m)])
@@ -169,22 +169,22 @@ file_name(f) := f.word.text if not is_string(f.word.value)
 # file_problem: the content is the repository's file (checked for the
 # package), the build's own writing (checked for the package's name), or
 # unknown.
-file_problem(m, d, f) := "pins the package below the minimum" if {
-	some p in install.paths_in(d, f)
+file_problem(m, _, f) := "pins the package below the minimum" if {
+	some p in f.paths
 	some r in lib.document(p).requirements
 	pin.names(m, r)
 	pep440.witness_below_pre(r.specifier, m.minimum)
 }
 
 file_problem(m, d, f) := "is written by the build with the package in it" if {
-	count(install.paths_in(d, f)) == 0
+	count(f.paths) == 0
 	some w in writers(d, file_name(f))
 	some s in install.spellings(m)
 	contains(lower(w), s)
 }
 
 file_problem(_, d, f) := "has content the build does not show" if {
-	count(install.paths_in(d, f)) == 0
+	count(f.paths) == 0
 	count(writers(d, file_name(f))) == 0
 }
 
