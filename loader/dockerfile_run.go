@@ -133,7 +133,9 @@ func (d *dockerLoad) runScript(in *Instruction, m *mappedText, rest, lastCmdLine
 			errs = append(errs, be...)
 		}
 	}
-	stageEnv(&parsed, d.pipEnv())
+	if hasPip(&parsed) {
+		stageEnv(&parsed, d.pipEnv())
+	}
 	in.Shell = &parsed
 	in.ShellErrors = errs
 	// What the shell parser cannot read of a RUN could be the source

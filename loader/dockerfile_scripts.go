@@ -112,7 +112,9 @@ func (d *dockerLoad) scriptOf(in *Instruction, text []byte, span func(s, e int) 
 		e.Message = "in this " + what + ": " + e.Message
 		d.doc.Errors = append(d.doc.Errors, e)
 	}
-	stageEnv(&parsed, d.pipEnv())
+	if hasPip(&parsed) {
+		stageEnv(&parsed, d.pipEnv())
+	}
 	in.Shell = &parsed
 	in.ShellErrors = append([]Error{}, errs...)
 }

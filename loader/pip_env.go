@@ -22,6 +22,9 @@ var uvEnv = map[string]string{
 	"UV_PRERELEASE": "prerelease", "UV_NO_BUILD": "no-build", "UV_EXCLUDE_NEWER": "exclude-newer",
 }
 
+// pipFlags are pip's other switches that the environment may set.
+var pipFlags = set("pre", "user", "system", "isolated", "no-cache-dir", "ignore-installed", "break-system-packages", "no-build-isolation", "prefer-binary", "no-clean")
+
 // envBool are the options that are switches: set by a true value.
 var envBool = set("no-index", "pre", "no-deps", "no-build", "require-hashes", "no-build-isolation", "upgrade", "force-reinstall")
 
@@ -56,7 +59,11 @@ func settingAt(name, value string, pos Pos) pipEnvSetting {
 func envOption(tool, name string) (string, bool) {
 	switch {
 	case tool == "pip" && strings.HasPrefix(name, "PIP_") && len(name) > 4:
-		return canonical(strings.ReplaceAll(strings.ToLower(name[4:]), "_", "-")), true
+		// Only pip's own options: a file of PIP_A1 … PIP_A5000 settings
+		// must not make every command carry thousands (a bound by
+		// meaning: pip ignores variables of no option).
+		o := canonical(strings.ReplaceAll(strings.ToLower(name[4:]), "_", "-"))
+		return o, pipLongValued[o] || envBool[o] || pipFlags[o]
 	case tool == "uv":
 		o, ok := uvEnv[name]
 		return o, ok
@@ -76,7 +83,15 @@ func truthy(v string) bool {
 // command line already gives is still listed: rules ask whether any
 // source of an option points elsewhere.
 func (p *PipCall) applyEnv(c *ShellCommand, env []pipEnvSetting) {
-	for _, e := range env {
+	// The last setting of a variable is the one the command sees.
+	last := map[string]int{}
+	for i, e := range env {
+		last[e.name] = i
+	}
+	for i, e := range env {
+		if last[e.name] != i {
+			continue
+		}
 		opt, ok := envOption(p.Tool, e.name)
 		if !ok {
 			continue
@@ -189,4 +204,15 @@ func firstWord(c *ShellCommand) *Word {
 		return &c.Words[0]
 	}
 	return nil
+}
+
+// hasPip reports whether a script has a pip or uv command (only then is
+// its stage's environment gathered).
+func hasPip(s *Script) bool {
+	for i := range s.Commands {
+		if s.Commands[i].Pip != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -463,8 +463,22 @@ find_links_problem(m, d, o) := sprintf("takes packages from %s, where the build 
 	not contains(o.value, "://")
 	some ins in fillers(d, o.value)
 	some s in spellings(m)
-	contains(lower(ins.original), s)
+	contains(lower(filler_text(ins)), s)
 }
+
+# filler_text is what of an instruction may fill a directory: a RUN's
+# commands other than the pip and uv installs (whose own requirements say
+# what they install, not what lands in the directory), or the whole
+# instruction.
+filler_text(ins) := concat(" ", [w.text |
+	some c in ins.shell.commands
+	not installing_call(c)
+	some w in c.words
+]) if {
+	ins.shell != null
+} else := ins.original
+
+installing_call(c) if c.pip.op in installing
 
 # fillers are the instructions that may put files into dir: those that
 # name it other than to create it or install from it.

@@ -157,7 +157,7 @@ deny contains object.union(lib.finding(d, f.word, msg), fix) if {
 	sibling_of_configured(m, p)
 	not pin.carried(m, p)
 	not install.stage_effective(m, d, c.stage)
-	msg := sprintf("this stage installs %s, which does not require %s, and nothing else in its image installs it (%s, which does, is installed by other stages only); add `%s` to this command so the image installs the published wheel", [p, m.package, concat(", ", m.requirements), spec_arg(m)])
+	msg := sprintf("this stage installs %s, which does not require %s, and nothing else in its image installs it (the configured %s does not reach this stage's image); add `%s` to this command so the image installs the published wheel", [p, m.package, concat(", ", m.requirements), spec_arg(m)])
 	fix := {"fix": {
 		"description": sprintf("install `%s` here", [spec_arg(m)]),
 		"replacement": sprintf(" %s", [spec_arg(m)]),
