@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // The install side of the build model (issue 29): what the image really
 // installs decides the pin rules, not the spelling of a line. Each case
@@ -105,4 +111,46 @@ func TestEffectivePin(t *testing.T) {
 			df: "FROM rocm/dev-ubuntu-22.04\nRUN pip install --no-cache-dir msgpack quart\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /m && cd /m && cmake -B b && make -C b install\n"},
 			want: []string{"BG201 docker/Dockerfile.rocm:2", "BG104 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:3"}},
 	})
+}
+
+// Done means (issue 29): an image shaped like sglang's and ATOM's ROCm
+// Dockerfiles (docker/rocm.Dockerfile, docker/atom_release.dockerfile:
+// Mooncake built from a clone, no requirements/rocm.txt) gets the pin
+// finding at its install command, and fix makes it install the wheel:
+// lint is then clean of the pin rules, and a second fix changes nothing.
+func TestFixInstallsTheWheelWhereTheImageInstalls(t *testing.T) {
+	t.Parallel()
+	df := "FROM rocm/dev-ubuntu-22.04 AS base\n" +
+		"RUN pip install --no-cache-dir msgpack msgspec quart\n" +
+		"ARG INSTALL_MOONCAKE=1\n" +
+		"RUN if [ \"${INSTALL_MOONCAKE}\" = \"1\" ]; then git clone https://github.com/kvcache-ai/Mooncake.git /app/mc && cd /app/mc && mkdir build && cd build && cmake .. -DUSE_HIP=ON && make -j && make install; fi\n" +
+		"RUN pip install --index-url https://download.pytorch.org/whl/rocm6.3 torch\n"
+	dir := writeTree(t, map[string]string{"docker/rocm.Dockerfile": df})
+	rep, _ := lintJSON(t, dir)
+	var pin []string
+	for _, f := range rep.Findings {
+		if f.Rule == "BG201" {
+			pin = append(pin, fmt.Sprintf("%s:%d", f.Path, f.Line))
+		}
+	}
+	if strings.Join(pin, ",") != "docker/rocm.Dockerfile:2" {
+		t.Fatalf("BG201 at %v, want docker/rocm.Dockerfile:2 (the plain install, not the one from the torch index)", pin)
+	}
+	if r := runBin(t, dir, "fix", "--root", "."); r.code != 0 {
+		t.Fatalf("fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "docker/rocm.Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), "RUN pip install --no-cache-dir msgpack msgspec quart \"mooncake-transfer-engine-rocm>=0.3.13\"\n") {
+		t.Errorf("fixed Dockerfile:\n%s", got)
+	}
+	rep, r := lintJSON(t, dir)
+	if r.code != 0 || len(rep.Findings) != 0 {
+		t.Errorf("after fix: exit %d, %+v", r.code, rep.Findings)
+	}
+	if r := runBin(t, dir, "fix", "--root", "."); r.code != 0 || !strings.Contains(r.stdout+r.stderr, "nothing") {
+		t.Errorf("second fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
