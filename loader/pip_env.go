@@ -22,6 +22,12 @@ var uvEnv = map[string]string{
 	"UV_PRERELEASE": "prerelease", "UV_NO_BUILD": "no-build", "UV_EXCLUDE_NEWER": "exclude-newer",
 }
 
+// maxPipElements bounds what the pip and uv commands of one script
+// carry: each argument becomes a requirement, a file or an option of
+// its own (with its word), some three times the memory of the word; no
+// real script comes near.
+const maxPipElements = 20000
+
 // pipFlags are pip's other switches that the environment may set.
 var pipFlags = set("pre", "user", "system", "isolated", "no-cache-dir", "ignore-installed", "break-system-packages", "no-build-isolation", "prefer-binary", "no-clean")
 
@@ -161,11 +167,16 @@ func pipVar(name string) bool {
 // errors are requirements pip would refuse.
 func modelPip(s *Script) []Error {
 	var errs []Error
+	elems := 0
 	for i := range s.Commands {
 		c := &s.Commands[i]
 		p := pipOf(c)
 		if p == nil {
 			continue
+		}
+		if elems += len(p.Requirements) + len(p.Files) + len(p.Options); elems > maxPipElements {
+			errs = append(errs, Error{Message: capError("pip and uv arguments (requirements, files, options)", elems, maxPipElements) + "; the script's later pip and uv commands are not read", Pos: c.Pos})
+			return errs
 		}
 		p.applyEnv(c, scriptEnv(s, c))
 		c.Pip = p

@@ -59,12 +59,14 @@ var hostileCases = []hostileCase{
 	{name: "shell: plain commands (over the 4 MB bound)", rel: "ci/g.sh", gen: func(s int) string { return fill("", "echo a b c | grep x && (cd y; ls)\n", "", s) }},
 	{name: "shell: plain commands, 4 MB", rel: "ci/h.sh", gen: func(s int) string { return fill("", "echo a b c | grep x && (cd y; ls)\n", "", min(s, 4<<20-64)) }},
 	{name: "shell: heredocs", rel: "ci/i.sh", gen: func(s int) string { return fill("", "cat <<E\n$(x)\nE\n", "", s) }},
-	{name: "shell: pip install arguments", rel: "ci/k.sh", gen: func(s int) string {
-		return fill("pip install", " 'mooncake-transfer-engine-rocm[a]>=0.3.13; os_name==\"nt\"'", "\n", s)
+	{name: "shell: pip install arguments, 4 MB", rel: "ci/k.sh", gen: func(s int) string {
+		return fill("pip install", " 'mooncake-transfer-engine-rocm[a]>=0.3.13; os_name==\"nt\"'", "\n", min(s, 4<<20-64))
 	}},
-	{name: "shell: pip -r and --override arguments", rel: "ci/l.sh", gen: func(s int) string { return fill("uv pip install", " -r r.txt --override=o.txt", "\n", s) }},
-	{name: "Dockerfile: PIP_ and UV_ settings and pip RUNs", rel: "docker/Dockerfile.pip", gen: func(s int) string {
-		return fill("FROM a AS b\n", "ENV PIP_INDEX_URL=https://x UV_OVERRIDE=/o\nRUN pip install -r /r.txt mooncake-transfer-engine-rocm==0.3.0\n", "", s)
+	{name: "shell: pip -r and --override arguments, 4 MB", rel: "ci/l.sh", gen: func(s int) string {
+		return fill("uv pip install", " -r r.txt --override=o.txt", "\n", min(s, 4<<20-64))
+	}},
+	{name: "Dockerfile: PIP_ and UV_ settings and pip RUNs, 2 MB", rel: "docker/Dockerfile.pip", gen: func(s int) string {
+		return fill("FROM a AS b\n", "ENV PIP_INDEX_URL=https://x UV_OVERRIDE=/o\nRUN pip install -r /r.txt mooncake-transfer-engine-rocm==0.3.0\n", "", min(s, 2<<20-64))
 	}},
 	{name: "shell: one 10 MB word", rel: "ci/j.sh", gen: func(s int) string { return fill("echo ", "a", "\n", s) }},
 	{name: "HCL: brackets (over the 512 KB bound)", rel: "docker/a.hcl", gen: func(s int) string { return "a = " + nested("[", "", "]", s) + "\n" }},
