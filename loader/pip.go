@@ -344,6 +344,10 @@ func (p *PipCall) requirement(w Word) {
 		p.glob(w, v)
 		return
 	}
+	if static && isLocalPath(v) && !isURL(v) && !strings.ContainsAny(v, "@;[ ") {
+		p.localFile(w, v)
+		return
+	}
 	doc := loadRequirements("", []byte(v))
 	if len(doc.Requirements) != 1 {
 		if !static || isURL(v) || isLocalPath(v) {
@@ -459,6 +463,23 @@ func (p *PipCall) glob(w Word, v string) {
 	lw := w
 	r := Requirement{Raw: v, Extras: []Word{}, Specifiers: []Specifier{}, Options: []Flag{}, Hashes: []Word{}, Env: []Word{}, LocalPath: &lw, Pos: w.Pos}
 	if m := globNameRe.FindStringSubmatch(path.Base(v)); m != nil {
+		nw := Word{Value: strp(m[1]), Pos: w.Pos}
+		r.Name, r.NameWord, r.Normalized = m[1], &nw, NormalizeName(m[1])
+	}
+	p.Requirements = append(p.Requirements, r)
+}
+
+// localFile is a local file or directory argument (./w/pkg-1.0-py3-none-any.whl):
+// a local path, its project named by a wheel's or an sdist's file name.
+// Read without the requirement parser: a script of 35,000 such installs
+// is common enough in hostile input to keep cheap.
+func (p *PipCall) localFile(w Word, v string) {
+	lw := w
+	r := Requirement{Raw: v, Extras: []Word{}, Specifiers: []Specifier{}, Options: []Flag{}, Hashes: []Word{}, Env: []Word{}, LocalPath: &lw, Pos: w.Pos}
+	if m := wheelRe.FindStringSubmatch(path.Base(v)); m != nil {
+		nw := Word{Value: strp(m[1]), Pos: w.Pos}
+		r.Name, r.NameWord, r.Normalized = m[1], &nw, NormalizeName(m[1])
+	} else if m := globNameRe.FindStringSubmatch(path.Base(v)); m != nil {
 		nw := Word{Value: strp(m[1]), Pos: w.Pos}
 		r.Name, r.NameWord, r.Normalized = m[1], &nw, NormalizeName(m[1])
 	}

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -26,7 +27,7 @@ var uvEnv = map[string]string{
 // carry: each argument becomes a requirement, a file or an option of
 // its own (with its word), some three times the memory of the word; no
 // real script comes near.
-const maxPipElements = 20000
+const maxPipElements = 5000
 
 // pipFlags are pip's other switches that the environment may set.
 var pipFlags = set("pre", "user", "system", "isolated", "no-cache-dir", "ignore-installed", "break-system-packages", "no-build-isolation", "prefer-binary", "no-clean")
@@ -175,7 +176,7 @@ func modelPip(s *Script) []Error {
 			continue
 		}
 		if elems += len(p.Requirements) + len(p.Files) + len(p.Options); elems > maxPipElements {
-			errs = append(errs, Error{Message: capError("pip and uv arguments (requirements, files, options)", elems, maxPipElements) + "; the script's later pip and uv commands are not read", Pos: c.Pos})
+			errs = append(errs, Error{Message: fmt.Sprintf("more than %d pip and uv arguments (requirements, files, options) in one script, over buildgate's limit: this and the later pip and uv commands are not read as installs (see docs/robustness.md)", maxPipElements), Pos: c.Pos})
 			return errs
 		}
 		p.applyEnv(c, scriptEnv(s, c))

@@ -76,6 +76,21 @@ docs_installing(m) := [d |
 	lib.in_scope(m, d.path)
 ]
 
+# named are the requirements of d's pip and uv commands that may concern
+# a migration (its package, a variant, a distribution named after the
+# package), each with its call and the call's index: gathered once per
+# document, so that the rules below do not walk every command (a script
+# of 35,000 installs).
+named(d) := object.get(named_by_path, d.path, [])
+
+named_by_path[d.path] := [{"i": i, "call": c, "req": r} |
+	some i, c in calls(d)
+	some r in c.pip.requirements
+	pin.of_interest(r.normalized)
+] if {
+	some d in pip_docs
+}
+
 # own_platform reports whether a file may be the package's platform's (not
 # only another platform's build: TensorRT-LLM's CUDA image installs the
 # CUDA wheel rightly).
@@ -85,39 +100,35 @@ own_platform(m, path) if not sourcebuild.other_platform(m, path)
 # the package: {doc, call, req}.
 package_installs(m) := [x |
 	some d in docs_naming(m)
-	some c in calls(d)
-	c.pip.op in installing
-	some r in c.pip.requirements
-	pin.names(m, r)
-	pin.applies(r)
-	x := {"doc": d, "call": c, "req": r}
+	some e in named(d)
+	e.call.pip.op in installing
+	pin.names(m, e.req)
+	pin.applies(e.req)
+	x := {"doc": d, "call": e.call, "req": e.req}
 ]
 
 # variant_installs are RUN-level installs of a sibling variant.
 variant_installs(m) := [x |
 	some d in docs_naming(m)
 	own_platform(m, d.path)
-	cs := calls(d)
-	some i, c in cs
-	c.pip.op in installing
-	some r in c.pip.requirements
-	pin.variant(m, r)
-	pin.applies(r)
-	not variant_swap(m, cs, i)
-	x := {"doc": d, "call": c, "req": r}
+	some e in named(d)
+	e.call.pip.op in installing
+	pin.variant(m, e.req)
+	pin.applies(e.req)
+	not variant_swap(m, d, e)
+	x := {"doc": d, "call": e.call, "req": e.req}
 ]
 
 # variant_swap: the install follows, in its stage or script, an uninstall
 # of another variant (vLLM's kv-connector script swaps the CUDA 12 wheel
 # for the CUDA 13 one): a choice between other platforms' builds, not the
 # package's.
-variant_swap(m, cs, i) if {
-	some j, c in cs
-	j < i
-	c.stage == cs[i].stage
-	c.pip.op == "uninstall"
-	some r in c.pip.requirements
-	pin.variant(m, r)
+variant_swap(m, d, e) if {
+	some u in named(d)
+	u.i < e.i
+	u.call.stage == e.call.stage
+	u.call.pip.op == "uninstall"
+	pin.variant(m, u.req)
 }
 
 # sibling reports whether a requirement is the package, a configured
@@ -133,22 +144,19 @@ sibling(m, r) if startswith(r.normalized, sprintf("%s-", [pin.normalized[m.packa
 # same stage (or script) and later, by an install of it or a sibling.
 uninstalls(m) := [x |
 	some d in docs_naming(m)
-	cs := calls(d)
-	some i, c in cs
-	c.pip.op == "uninstall"
-	some r in c.pip.requirements
-	pin.names(m, r)
-	not reinstalled(m, cs, i)
-	x := {"doc": d, "call": c, "req": r}
+	some e in named(d)
+	e.call.pip.op == "uninstall"
+	pin.names(m, e.req)
+	not reinstalled(m, d, e)
+	x := {"doc": d, "call": e.call, "req": e.req}
 ]
 
-reinstalled(m, cs, i) if {
-	some j, c in cs
-	j > i
-	stage_after(cs[i].stage, c.stage)
-	c.pip.op in installing
-	some r in c.pip.requirements
-	sibling(m, r)
+reinstalled(m, d, e) if {
+	some y in named(d)
+	y.i > e.i
+	stage_after(e.call.stage, y.call.stage)
+	y.call.pip.op in installing
+	sibling(m, y.req)
 }
 
 # stage_after: a call in stage t runs in the image of stage s (the same

@@ -32,9 +32,22 @@ run_installs(d) := [r.normalized |
 	some c in pip_commands(d)
 	c.pip.op in {"install", "sync", "add"}
 	some r in c.pip.requirements
-	r.name != ""
+	of_interest(r.normalized)
 	applies(r)
 ]
+
+# of_interest reports whether a normalized name may concern a migration:
+# its package, a variant, or a distribution named after the package.
+of_interest(n) if n in interesting
+
+of_interest(n) if {
+	some p in packages
+	startswith(n, concat("", [p, "-"]))
+}
+
+packages := {x.package | some x in normalized}
+
+interesting := packages | {v | some x in normalized; some v in x.variants}
 
 # pip_files are the requirement files the pip and uv commands of a build
 # file install (-r), as written and as resolved: the table matches them

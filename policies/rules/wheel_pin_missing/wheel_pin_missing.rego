@@ -237,34 +237,37 @@ concerns(m, d) if {
 
 concerns(m, d) if some _ in source_lines(m, d)
 
-# source_lines are the lines of d's source-build findings.
-source_lines(m, d) := {f.pos.line |
-	install.mentions(m, d.path)
-	some f in data.buildgate.rules.source_build_step.deny
-	f.path == d.path
-} | {f.pos.line |
-	install.mentions(m, d.path)
-	some f in data.buildgate.rules.source_build_stage.deny
-	f.path == d.path
+# source_lines are the lines of d's source-build findings: gathered once
+# per evaluation (source_lines_of), not at each instruction that asks.
+source_lines(m, d) := object.get(source_lines_of, [m.package, d.path], set())
+
+source_lines_of[m["package"]] := {path: {g.pos.line | some g in source_findings; g.path == path} |
+	some path in {f.path | some f in source_findings}
+} if {
+	some m in lib.migrations
 }
 
+source_findings := data.buildgate.rules.source_build_step.deny | data.buildgate.rules.source_build_stage.deny
+
 plain_calls(m, d) := [c |
+	lines := source_lines(m, d)
 	some i, st in d.stages
 	some ins in st.instructions
 	ins.shell != null
-	not source_run(m, d, ins)
 	some cmd in ins.shell.commands
 	cmd.pip
 	cmd.pip.op == "install"
+	not source_run(lines, ins)
 	is_string(cmd.words[0].value) # not an interpreter a variable names (a venv's)
 	plain(cmd.pip)
 	c := {"pip": cmd.pip, "cmd": cmd, "stage": i}
 ]
 
-source_run(m, d, ins) if {
-	some l in source_lines(m, d)
-	l >= ins.pos.line
-	l <= ins.pos.end_line
+# source_run: a line of the instruction has a source-build finding (its
+# lines looked up in the set, not the set scanned).
+source_run(lines, ins) if {
+	some l in numbers.range(ins.pos.line, min([ins.pos.end_line, ins.pos.line + 10000]))
+	l in lines
 }
 
 # plain: no option that sends the package elsewhere or installs it

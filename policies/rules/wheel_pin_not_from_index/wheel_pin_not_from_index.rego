@@ -120,9 +120,10 @@ deny contains lib.finding_at(x.doc, f.pos, msg) if {
 deny contains lib.finding(d, r.name_word, msg) if {
 	some m in lib.migrations
 	some d in install.docs_naming(m)
-	some c in install.calls(d)
+	some e in install.named(d)
+	c := e.call
 	c.pip.op in {"download", "wheel"}
-	some r in c.pip.requirements
+	r := e.req
 	pin.names(m, r)
 	some o in c.pip.options
 	o.name == "no-binary"
@@ -149,10 +150,24 @@ only_binary_wins(m, c, o) if {
 
 package_calls(m) := [{"doc": d, "call": c} |
 	some d in install.docs_installing(m)
-	some c in install.calls(d)
-	c.pip.op in install.installing
-	install.installs_package(m, d, c)
+	some c in calls_installing(m, d)
 ]
+
+# calls_installing are d's calls that install the package: by name (from
+# install.named, not every command) or through a requirements file.
+calls_installing(m, d) := {c |
+	some e in install.named(d)
+	e.call.pip.op in install.installing
+	pin.names(m, e.req)
+	c := e.call
+} | {c |
+	some c in install.calls(d)
+	some f in c.files
+	f.kind == "requirement"
+	c.pip.op in install.installing
+	some p in f.paths
+	pin.carried(m, p)
+}
 
 option_source(o) := sprintf("%s set in the environment", [o.env]) if o.env
 
