@@ -68,6 +68,11 @@ docs_naming(m) := [d |
 	mentions(m, d.path)
 ]
 
+# pins reports whether a migration has pin rules: `requirements: []`
+# says it has none (vLLM's CUDA pair, whose wheel comes through a file the
+# pair does not hold).
+pins(m) if count(object.get(m, "requirements", [])) > 0
+
 # docs_installing are the documents that may run pip or uv, in the
 # migration's scope: the package may come through a requirements file, so
 # the file need not name it.
@@ -99,6 +104,7 @@ own_platform(m, path) if not sourcebuild.other_platform(m, path)
 # package_installs are the requirements of RUN-level installs that name
 # the package: {doc, call, req}.
 package_installs(m) := [x |
+	pins(m)
 	some d in docs_naming(m)
 	some e in named(d)
 	e.call.pip.op in installing
@@ -109,6 +115,7 @@ package_installs(m) := [x |
 
 # variant_installs are RUN-level installs of a sibling variant.
 variant_installs(m) := [x |
+	pins(m)
 	some d in docs_naming(m)
 	own_platform(m, d.path)
 	some e in named(d)
@@ -143,6 +150,7 @@ sibling(m, r) if startswith(r.normalized, sprintf("%s-", [pin.normalized[m.packa
 # uninstalls are RUN-level uninstalls of the package not followed, in the
 # same stage (or script) and later, by an install of it or a sibling.
 uninstalls(m) := [x |
+	pins(m)
 	some d in docs_naming(m)
 	some e in named(d)
 	e.call.pip.op == "uninstall"

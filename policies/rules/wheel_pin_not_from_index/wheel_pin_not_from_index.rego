@@ -119,6 +119,7 @@ deny contains lib.finding_at(x.doc, f.pos, msg) if {
 # built here.
 deny contains lib.finding(d, r.name_word, msg) if {
 	some m in lib.migrations
+	install.pins(m)
 	some d in install.docs_naming(m)
 	some e in install.named(d)
 	c := e.call
@@ -149,6 +150,7 @@ only_binary_wins(m, c, o) if {
 }
 
 package_calls(m) := [{"doc": d, "call": c} |
+	install.pins(m)
 	some d in install.docs_installing(m)
 	some c in calls_installing(m, d)
 ]
