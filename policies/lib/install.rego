@@ -199,30 +199,52 @@ installs_package(m, _, c) if {
 # requirements files by their trailing path (`-r requirements/rocm.txt`
 # run in /workspace/vllm is requirements/rocm.txt).
 repo_paths(f) := {p |
-	some p, _ in pin.by_path
 	some v in file_values(f)
-	suffix_of(v, p)
+	some p in suffixes(v)
+	pin.file_of(p) != null
+}
+
+# suffixes are the trailing paths of v (a/b/c: a/b/c, b/c, c), looked up
+# in the table one by one rather than the table scanned (a repository of
+# 20,000 requirements files).
+suffixes(v) := {concat("/", array.slice(parts, i, n)) |
+	parts := [x | some x in split(trim_prefix(v, "./"), "/"); x != ""]
+	n := count(parts)
+	n <= 64
+	some i in numbers.range(0, n - 1)
 }
 
 file_values(f) := {v | some v in [f.word.value, f.path]; is_string(v)}
 
-suffix_of(v, p) if trim_prefix(trim_prefix(v, "./"), "/") == p
-
-suffix_of(v, p) if endswith(v, concat("", ["/", p]))
-
 # paths_in are repo_paths, and in a Dockerfile a requirements file of the
 # same name that the Dockerfile names (COPY requirements/rocm.txt
 # /tmp/req/, then -r /tmp/req/rocm.txt).
-paths_in(d, f) := (repo_paths(f) | named_alike(d, f)) | copied_in(d, f) if count(pin.by_path) > 0
+paths_in(d, f) := repo_paths(f) | copied_in(d, f) if {
+	count(pin.by_path) > 0
+	count(repo_paths(f)) > 0
+} else := named_alike(d, f) | copied_in(d, f) if count(pin.by_path) > 0
 
 else := set()
 
 named_alike(d, f) := {p |
 	d.kind == "dockerfile"
-	some p, _ in pin.by_path
 	some v in file_values(f)
-	base(v) == base(p)
-	buildgate.source_contains(d.path, [p])
+	some src in copy_sources_all(d)
+	base(src) == base(v)
+	some p in suffixes(src)
+	pin.file_of(p) != null
+}
+
+# copy_sources_all are the sources of every COPY and ADD of a Dockerfile,
+# --from ones included (COPY --from=fetch ${W}/vllm/requirements/rocm.txt
+# /tmp/req/ names requirements/rocm.txt).
+copy_sources_all(d) := {a.value |
+	some ins in lib.instructions(d)
+	ins.cmd in {"copy", "add"}
+	n := count(ins.args)
+	n >= 2
+	some a in array.slice(ins.args, 0, n - 1)
+	is_string(a.value)
 }
 
 # A file the Dockerfile copies to where the command reads it (COPY
