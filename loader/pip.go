@@ -459,15 +459,7 @@ var globNameRe = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_.]*[A-Za-z0-9])-`)
 // glob is an unquoted file pattern the shell expands (/wheels/*.whl):
 // files of the build, a local path; the project is known when the file
 // name pattern spells it before its version.
-func (p *PipCall) glob(w Word, v string) {
-	lw := w
-	r := Requirement{Raw: v, Extras: []Word{}, Specifiers: []Specifier{}, Options: []Flag{}, Hashes: []Word{}, Env: []Word{}, LocalPath: &lw, Pos: w.Pos}
-	if m := globNameRe.FindStringSubmatch(path.Base(v)); m != nil {
-		nw := Word{Value: strp(m[1]), Pos: w.Pos}
-		r.Name, r.NameWord, r.Normalized = m[1], &nw, NormalizeName(m[1])
-	}
-	p.Requirements = append(p.Requirements, r)
-}
+func (p *PipCall) glob(w Word, v string) { p.localFile(w, v) }
 
 // localFile is a local file or directory argument (./w/pkg-1.0-py3-none-any.whl):
 // a local path, its project named by a wheel's or an sdist's file name.
