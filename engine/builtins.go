@@ -39,7 +39,7 @@ func init() {
 		types.Args(types.Named("path", types.S), types.Named("words", types.NewArray(nil, types.S))), types.Named("ok", types.B), wordsBuiltin(false))
 	register("buildgate.repository", "the identity of the repository a URL fetches (host/owner/name in lower case, whatever the spelling: port, user, scp form, .git, case, percent-escapes, archive and API URLs); a bare host/path as a configuration writes it is read as https; undefined when it names no repository",
 		types.Args(types.Named("url", types.S)), types.Named("repository", types.S), builtinRepository)
-	register("buildgate.marker_may_hold", "reports whether a PEP 508 environment marker may hold on a Linux CPython image of one of the architectures (platform_machine values) and Python versions (3.N; empty: every CPython 3.x), evaluated as packaging evaluates it (extra is \"\"; the kernel's platform_release and platform_version are unknown and may hold); false for a marker pip refuses",
+	register("buildgate.marker_may_hold", "reports whether a PEP 508 environment marker may hold on a Linux CPython image of one of the architectures (platform_machine values; empty or more than 16: x86_64 and aarch64) and Python versions (3.N; empty or more than 64: every CPython 3.x), evaluated as packaging evaluates it (extra is \"\"; the kernel's platform_release and platform_version are unknown and may hold); false for a marker pip refuses, true for one over 10,000 characters",
 		types.Args(types.Named("marker", types.S), types.Named("arches", types.NewAny(types.NewArray(nil, types.S), types.NewSet(types.S))), types.Named("pythons", types.NewAny(types.NewArray(nil, types.S), types.NewSet(types.S)))), types.Named("ok", types.B), builtinMarkerMayHold)
 	register("pep503.normalize", "the PEP 503 normalised form of a project name",
 		types.Args(types.Named("name", types.S)), types.Named("normalized", types.S), builtinNormalize)
@@ -239,8 +239,20 @@ func builtinMarkerMayHold(_ topdown.BuiltinContext, ops []*ast.Term, iter func(*
 	if err != nil {
 		return err
 	}
-	if len(arches) > 16 || len(pythons) > 64 || len(m) > 10000 {
-		return fmt.Errorf("buildgate.marker_may_hold: at most 16 architectures, 64 Python versions and a 10,000-character marker")
+	// Past its bounds the answer is "may hold": a pin is not dropped for
+	// what buildgate would not evaluate (a huge marker, an image naming
+	// dozens of Python versions), and the run does not stop.
+	if len(m) > 10000 {
+		return iter(ast.BooleanTerm(true))
+	}
+	if len(arches) > 16 {
+		arches = nil
+	}
+	if len(pythons) > 64 {
+		pythons = nil
+	}
+	if len(arches) == 0 {
+		arches = []string{"x86_64", "aarch64"}
 	}
 	return iter(ast.BooleanTerm(marker.AnyMayHold(m, marker.Linux(arches, pythons))))
 }

@@ -12,7 +12,7 @@ func (d *dockerLoad) pipEnv() []pipEnvSetting {
 		return nil
 	}
 	out := d.inheritedPipEnv(stage-1, 0)
-	return appendPipEnv(out, d.doc.Stages[stage-1].Instructions, d.runValues())
+	return appendPipEnv(out, d.doc.Stages[stage-1].Instructions, d.runValues(), true)
 }
 
 // inheritedPipEnv are the settings stage k starts with.
@@ -25,14 +25,18 @@ func (d *dockerLoad) inheritedPipEnv(k, depth int) []pipEnvSetting {
 		if strings.ToLower(d.doc.Stages[j].Name) != base {
 			continue
 		}
-		return appendPipEnv(d.inheritedPipEnv(j, depth+1), d.doc.Stages[j].Instructions, nil)
+		// An ARG ends with its stage: only ENV passes to FROM base.
+		return appendPipEnv(d.inheritedPipEnv(j, depth+1), d.doc.Stages[j].Instructions, nil, false)
 	}
 	return nil
 }
 
-func appendPipEnv(out []pipEnvSetting, ins []Instruction, vals map[string]string) []pipEnvSetting {
+func appendPipEnv(out []pipEnvSetting, ins []Instruction, vals map[string]string, args bool) []pipEnvSetting {
 	for _, in := range ins {
 		for _, a := range in.ArgDefs {
+			if !args {
+				break
+			}
 			if a.Default != nil && pipVar(a.Name) {
 				out = append(out, settingAt(a.Name, expandWith(*a.Default, vals), a.Pos))
 			}

@@ -78,7 +78,10 @@ func imageEnv(d *DockerfileDocument) ImageEnv {
 					}
 				}
 			}
-			if in.Cmd == "run" || in.Cmd == "env" || in.Cmd == "arg" || in.Cmd == "add" || in.Cmd == "copy" {
+			switch {
+			case in.Cmd == "run" && in.Shell != nil:
+				runWords(in.Shell, words)
+			case in.Cmd == "env" || in.Cmd == "arg" || in.Cmd == "add" || in.Cmd == "copy":
 				words(in.Original)
 			}
 		}
@@ -87,5 +90,24 @@ func imageEnv(d *DockerfileDocument) ImageEnv {
 	return ImageEnv{
 		Arches: append([]string{}, slices.Sorted(maps.Keys(arches))...), Pythons: append([]string{}, slices.Sorted(maps.Keys(pythons))...),
 		Pos: Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1},
+	}
+}
+
+// runWords reads a RUN's architecture words from what it does: its
+// commands' words and its assignments' values, not its comments, and not
+// a test's operands (`[ "$TARGETARCH" = "arm64" ] && exit 0` names an
+// architecture the image is not built for as much as one it is).
+func runWords(sh *Script, words func(string)) {
+	for _, c := range sh.Commands {
+		switch c.Name {
+		case "[", "[[", "test":
+			continue
+		}
+		for _, w := range c.Words {
+			words(wordValue(w))
+		}
+	}
+	for _, a := range sh.Assignments {
+		words(a.ValueText)
 	}
 }

@@ -1,8 +1,10 @@
 package loader
 
 import (
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -88,6 +90,8 @@ var pipLongValued = set(
 	"allow-insecure-host", "output-file", "extra", "no-binary-package", "only-binary-package",
 	"package", "with", "with-requirements", "from", "optional", "dev-group", "script", "branch",
 	"tag", "rev", "marker", "bounds", "no-install-package", "only-group", "no-group", "index-url-file",
+	"no-build-package", "resume-retries", "python-preference", "cache-dir", "constraints-file",
+	"keyring-provider", "build-constraints-file", "requirements-file", "upgrade-strategy",
 )
 
 var pipShort = map[byte]string{
@@ -137,6 +141,11 @@ func pipCommand(c *ShellCommand) (tool, op string, args int, ok bool) {
 	for ; k < len(ws); k++ {
 		v, _ := val(ws[k])
 		if strings.HasPrefix(v, "-") {
+			// pip --timeout 100 install: a general option's value is no
+			// subcommand.
+			if name := longName("pip", strings.TrimLeft(v, "-")); strings.HasPrefix(v, "--") && !strings.Contains(v, "=") && pipLongValued[name] {
+				k++
+			}
 			continue
 		}
 		switch v {
@@ -156,6 +165,9 @@ func uvCommand(ws []Word) (string, string, int, bool) {
 	for ; k < len(ws) && len(seq) < 2; k++ {
 		v, _ := val(ws[k])
 		if strings.HasPrefix(v, "-") {
+			if strings.HasPrefix(v, "--") && !strings.Contains(v, "=") && pipLongValued[v[2:]] {
+				k++ // uv --cache-dir /c pip install
+			}
 			continue
 		}
 		seq = append(seq, v)
@@ -179,6 +191,7 @@ func pipOf(c *ShellCommand) *PipCall {
 	}
 	p := &PipCall{Tool: tool, Op: op, Requirements: []Requirement{}, Files: []PipFile{}, Options: []PipOption{}, Pos: c.Pos}
 	ws := c.Words
+	defer p.projectSync(c)
 	for ; k < len(ws); k++ {
 		w := ws[k]
 		v, static := val(w)
@@ -202,6 +215,7 @@ func pipOf(c *ShellCommand) *PipCall {
 // long reads --name[=value] at k; the index of its last word.
 func (p *PipCall) long(c *ShellCommand, ws []Word, k int, v string) int {
 	name, value, has := strings.Cut(v[2:], "=")
+	name = longName(p.Tool, name)
 	if !has && pipLongValued[name] && k+1 < len(ws) {
 		p.option(c, name, ws[k+1], ws[k].Pos)
 		return k + 1
@@ -476,4 +490,50 @@ func (p *PipCall) localFile(w Word, v string) {
 		r.Name, r.NameWord, r.Normalized = m[1], &nw, NormalizeName(m[1])
 	}
 	p.Requirements = append(p.Requirements, r)
+}
+
+// pipLongOptions are pip's long options that take no value, beside
+// pipLongValued: with them pip (optparse) takes any unique prefix of an
+// option (--no-ind, --extra-ind URL).
+var pipLongOptions = append(slices.Sorted(maps.Keys(pipLongValued)),
+	"no-index", "pre", "no-deps", "upgrade", "force-reinstall", "ignore-installed", "user", "system",
+	"no-cache-dir", "no-build-isolation", "require-hashes", "dry-run", "quiet", "verbose", "isolated",
+	"break-system-packages", "prefer-binary", "no-clean", "compile", "no-compile", "yes", "no-warn-script-location",
+	"no-warn-conflicts", "use-pep517", "no-use-pep517", "check-build-dependencies", "ignore-requires-python",
+	"disable-pip-version-check", "no-input", "exists-action", "only-binary", "no-binary")
+
+// longName is the option a long name stands for: itself when known, else
+// (pip only: uv takes no abbreviations) the one known option it is a
+// unique prefix of.
+func longName(tool, name string) string {
+	if tool != "pip" || pipLongValued[name] || slices.Contains(pipLongOptions, name) || name == "" {
+		return name
+	}
+	match := ""
+	for _, o := range pipLongOptions {
+		if strings.HasPrefix(o, name) {
+			if match != "" && match != o {
+				return name // ambiguous: pip refuses it
+			}
+			match = o
+		}
+	}
+	if match == "" {
+		return name
+	}
+	return match
+}
+
+// projectSync gives `uv sync` (which names no file) the project of its
+// directory: it installs what the project's packaging declares, as
+// `pip install .` does.
+func (p *PipCall) projectSync(c *ShellCommand) {
+	if p.Tool != "uv" || p.Op != "sync" || len(p.Files) > 0 || len(c.Words) < 2 {
+		return
+	}
+	if v, _ := val(c.Words[1]); v != "sync" {
+		return // uv pip sync FILE
+	}
+	w := Word{Value: strp("."), Pos: c.Words[1].Pos}
+	p.Files = append(p.Files, PipFile{Kind: "project", Word: w, Path: under(c.Dir, "."), Pos: c.Words[1].Pos})
 }

@@ -104,8 +104,11 @@ func (p *PipCall) applyEnv(c *ShellCommand, env []pipEnvSetting) {
 			continue
 		}
 		v := e.value
-		if strings.TrimSpace(v) == "" {
-			continue // pip and uv ignore an empty value (ENV PIP_INDEX_URL=)
+		if strings.TrimSpace(v) == "" || strings.Contains(v, "$") {
+			// pip and uv ignore an empty value (ENV PIP_INDEX_URL=); one
+			// the file does not give (${PIP_INDEX_URL} of a build
+			// argument) is not known.
+			continue
 		}
 		if envBool[opt] || e.name == "UV_NO_BINARY" {
 			if !truthy(v) {

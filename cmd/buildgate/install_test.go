@@ -105,6 +105,26 @@ func TestEffectivePin(t *testing.T) {
 		{name: "a quoted editable VCS URL", files: map[string]string{
 			"requirements/rocm.txt": "-e 'git+https://github.com/kvcache-ai/Mooncake.git#egg=mooncake-transfer-engine-rocm'\n"},
 			want: []string{"BG203 requirements/rocm.txt:1"}},
+		// The review of issue 29 (each a false finding or a crash before)
+		{name: "an uninstall undone by installing the requirements file", files: map[string]string{
+			df: base + "RUN pip uninstall -y mooncake-transfer-engine-rocm && pip install -r /r.txt\n"}},
+		{name: "a requirement constrained by the pinned file in the same command", files: map[string]string{
+			df: base + "RUN pip install -c /r.txt mooncake-transfer-engine-rocm\n"}},
+		{name: "a general option with a value before install", files: map[string]string{
+			df: "FROM rocm/dev-ubuntu-22.04\nCOPY requirements/rocm.txt /r.txt\nRUN pip --timeout 100 install -r /r.txt\nRUN uv --cache-dir /c pip install --system numpy\n"}},
+		{name: "an architecture a test names is no architecture of the image", files: map[string]string{
+			"requirements/rocm.txt": "mooncake-transfer-engine-rocm >= 0.3.13 ; platform_machine == \"x86_64\"\n",
+			df:                      "FROM rocm/dev-ubuntu-22.04\nARG TARGETARCH\nCOPY requirements/rocm.txt /r.txt\nRUN if [ \"$TARGETARCH\" = \"arm64\" ]; then exit 0; fi && pip install -r /r.txt # works on aarch64 too\n"}},
+		{name: "an ARG of the parent stage does not reach a child's RUN", files: map[string]string{
+			df: "FROM rocm/dev-ubuntu-22.04 AS base\nARG PIP_INDEX_URL=https://mirror.internal/simple\nFROM base\nCOPY requirements/rocm.txt /r.txt\nRUN pip install -r /r.txt\n"}},
+		{name: "an index from a build argument with no value", files: map[string]string{
+			df: "FROM rocm/dev-ubuntu-22.04\nARG PIP_INDEX_URL\nENV PIP_INDEX_URL=${PIP_INDEX_URL}\nCOPY requirements/rocm.txt /r.txt\nRUN pip install -r /r.txt\n"}},
+		{name: "uv sync installs the project", files: map[string]string{
+			df: "FROM rocm/dev-ubuntu-22.04\nCOPY pyproject.toml ./\nCOPY requirements/rocm.txt requirements/rocm.txt\nRUN uv sync\nRUN uv pip install debugpy\n"}},
+		{name: "a valued uv option is not a requirement", files: map[string]string{
+			df: base + "RUN uv pip install --system --no-build-package mooncake-transfer-engine -r /r.txt\n"}},
+		{name: "a marker past the evaluator's bound is kept, not a crash", files: map[string]string{
+			"requirements/rocm.txt": "mooncake-transfer-engine-rocm >= 0.3.13 ; python_version > \"3\"" + strings.Repeat(" or python_version > \"3\"", 600) + "\n"}},
 		// 6. a repository without vLLM's layout: the finding is at the
 		// image's install command (shaped like sglang's and ATOM's)
 		{name: "a source build in an image without requirements/rocm.txt", noBase: true, files: map[string]string{

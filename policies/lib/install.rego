@@ -167,6 +167,36 @@ reinstalled(m, d, e) if {
 	sibling(m, y.req)
 }
 
+# A later install of a requirements file that carries the package, or of
+# a project (whose packaging may require it), puts it back too.
+reinstalled(m, d, e) if {
+	some j, c in calls(d)
+	j > e.i
+	stage_after(e.call.stage, c.stage)
+	c.pip.op in installing
+	some f in c.files
+	reinstalls(m, f)
+}
+
+reinstalls(m, f) if {
+	f.kind == "requirement"
+	some p in f.paths
+	pin.carried(m, p)
+}
+
+reinstalls(_, f) if f.kind == "project"
+
+# pinned_by_files reports whether a call's own requirements or
+# constraints files name the package: pip resolves the command's
+# arguments with them (`pip install -c rocm.txt pkg`), and the files'
+# pins are checked in the files.
+pinned_by_files(m, c) if {
+	some f in c.files
+	f.kind in {"requirement", "constraint"}
+	some p in f.paths
+	pin.carried(m, p)
+}
+
 # stage_after: a call in stage t runs in the image of stage s (the same
 # stage, or a later one built FROM it); scripts have stage -1.
 stage_after(s, s)

@@ -122,6 +122,7 @@ deny contains lib.finding(x.doc, x.req.name_word, msg) if {
 	some x in install.package_installs(m)
 	pin.from_index(x.req)
 	x.req.specifier == ""
+	not install.pinned_by_files(m, x.call)
 	msg := sprintf("`%s` installs %s unpinned, so any version can be installed, including ones below %s; require `%s`", [command_text(x.call.cmd), x.req.name, m.minimum, pin.wanted(m)])
 }
 
@@ -130,6 +131,7 @@ deny contains object.union(lib.finding_at(x.doc, pin.spec_span(x.req), msg), {"t
 	some x in install.package_installs(m)
 	pin.from_index(x.req)
 	x.req.specifier != ""
+	not install.pinned_by_files(m, x.call)
 	count(x.req.env) == 0
 	pep440.valid_specifier(x.req.specifier)
 	w := pep440.witness_below_pre(x.req.specifier, m.minimum)
