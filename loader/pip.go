@@ -192,6 +192,7 @@ func pipOf(c *ShellCommand) *PipCall {
 	p := &PipCall{Tool: tool, Op: op, Requirements: []Requirement{}, Files: []PipFile{}, Options: []PipOption{}, Pos: c.Pos}
 	ws := c.Words
 	defer p.projectSync(c)
+	p.general(c, k)
 	for ; k < len(ws); k++ {
 		w := ws[k]
 		v, static := val(w)
@@ -536,4 +537,29 @@ func (p *PipCall) projectSync(c *ShellCommand) {
 	}
 	w := Word{Value: strp("."), Pos: c.Words[1].Pos}
 	p.Files = append(p.Files, PipFile{Kind: "project", Word: w, Path: under(c.Dir, "."), Pos: c.Words[1].Pos})
+}
+
+// general reads the options given before the subcommand (pip
+// --index-url URL install …, python3 -m pip --no-cache-dir install …):
+// pip applies its general options to the install.
+func (p *PipCall) general(c *ShellCommand, sub int) {
+	ws := c.Words
+	start := 1
+	for i := 1; i+1 < sub && i+1 < len(ws); i++ {
+		if v, _ := val(ws[i]); v == "-m" {
+			start = i + 2
+			break
+		}
+	}
+	for j := start; j < sub-1 && j < len(ws); j++ {
+		v, static := val(ws[j])
+		if !static || !strings.HasPrefix(v, "--") || len(v) <= 2 {
+			continue
+		}
+		if next := p.long(c, ws, j, v); next < sub-1 {
+			j = next
+		} else {
+			return
+		}
+	}
 }

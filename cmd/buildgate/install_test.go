@@ -68,6 +68,9 @@ func TestEffectivePin(t *testing.T) {
 		{name: "a constraints file of unknown content", files: map[string]string{
 			df: base + "ENV PIP_CONSTRAINT=/etc/c.txt\nRUN pip install -r /r.txt\n"},
 			want: []string{"BG203 docker/Dockerfile.rocm:4"}},
+		{name: "the CUDA variant at RUN level", files: map[string]string{
+			df: base + "RUN uv pip install --system mooncake-transfer-engine\n"},
+			want: []string{"BG204 docker/Dockerfile.rocm:4"}},
 		// 4. where the package comes from
 		{name: "another index on the command line", files: map[string]string{
 			df: "FROM rocm/dev-ubuntu-22.04\nCOPY requirements/rocm.txt /r.txt\nRUN pip install --index-url https://mirror.example/simple -r /r.txt\n"},
@@ -75,6 +78,9 @@ func TestEffectivePin(t *testing.T) {
 		{name: "another index from the environment", files: map[string]string{
 			df: "FROM rocm/dev-ubuntu-22.04 AS base\nENV UV_EXTRA_INDEX_URL=https://mirror.example/simple\nFROM base\nCOPY requirements/rocm.txt /r.txt\nRUN uv pip install --system -r /r.txt\n"},
 			want: []string{"BG203 docker/Dockerfile.rocm:2"}},
+		{name: "another index among pip's general options", files: map[string]string{
+			df: "FROM rocm/dev-ubuntu-22.04\nCOPY requirements/rocm.txt /r.txt\nRUN python3 -m pip --index-url https://mirror.example/simple install -r /r.txt\n"},
+			want: []string{"BG203 docker/Dockerfile.rocm:3"}},
 		{name: "an allowed index", files: map[string]string{
 			".buildgate.yaml": "migrations:\n  - package: mooncake-transfer-engine-rocm\n    minimum: \"0.3.13\"\n    requirements: [requirements/rocm.txt]\n    indexes: [https://mirror.example/simple]\n",
 			df:                "FROM rocm/dev-ubuntu-22.04\nCOPY requirements/rocm.txt /r.txt\nRUN pip install --index-url https://mirror.example/simple/ -r /r.txt\n"}},

@@ -11,7 +11,7 @@
 # custom:
 #   id: BG204
 #   name: wheel-variant-mismatch
-#   severity: warning
+#   severity: error
 #   precision: very-high
 #   tags: [migration, pin]
 package buildgate.rules.wheel_variant_mismatch
