@@ -110,10 +110,11 @@ test_markers if {
 }
 
 test_requirements_file_options if {
-	fx.lines(bg203.deny) == {1, 2, 3} with input as fx.input_of([["requirements", "requirements/rocm.txt", [
+	fx.lines(bg203.deny) == {1, 2, 3, 4} with input as fx.input_of([["requirements", "requirements/rocm.txt", [
 		"--extra-index-url https://mirror.example/simple",
 		"--no-index",
 		"--no-binary mooncake-transfer-engine-rocm",
+		"--find-links ./wheels",
 		"--index-url https://pypi.org/simple/",
 		"mooncake-transfer-engine-rocm >= 0.3.13",
 	]]])

@@ -196,11 +196,20 @@ image_target(m, d) := c if {
 	# A configured file the image installs without the package at all is
 	# reported in that file (its own evaluation, with the fix there).
 	count({p | some p in install.installed_files(d); p in m.requirements; not pin.carried(m, p)}) == 0
-	cs := plain_calls(m, d)
-	count(cs) > 0
+	all := plain_calls(m, d)
+	count(all) > 0
+
+	# A RUN that runs only on a condition (`if [ "$BUILD_TRITON" = 1 ]`,
+	# `[ "$ENABLE_NIXL" = 1 ] || exit 0`) may be skipped by the default
+	# build: an unconditional install is preferred.
+	cs := prefer([x | some x in all; not x.conditional], all)
 	with_files := [x | some x in cs; count(x.pip.files) > 0]
 	c := last_of(in_source_image(m, d, cs), last_of(with_files, cs))
 }
+
+prefer(a, _) := a if count(a) > 0
+
+prefer(a, b) := b if count(a) == 0
 
 # in_source_image are the calls in the image of the stage that builds the
 # package from source (its stage and the stages it is built FROM): where
@@ -260,7 +269,7 @@ plain_calls(m, d) := [c |
 	not source_run(lines, ins)
 	is_string(cmd.words[0].value) # not an interpreter a variable names (a venv's)
 	plain(cmd.pip)
-	c := {"pip": cmd.pip, "cmd": cmd, "stage": i}
+	c := {"pip": cmd.pip, "cmd": cmd, "stage": i, "conditional": regex.match(`(?m)(^|[;&|(]\s*|\s)(if|case)\s|\|\|\s*(exit|true)\b|&&\s*exit\b`, ins.original)}
 ]
 
 # source_run: a line of the instruction has a source-build finding (its

@@ -139,9 +139,20 @@ deny contains lib.finding(d, o, msg) if {
 	some d in lib.documents("requirements")
 	lib.in_scope(m, d.path)
 	some o in d.options
-	problem := install.source_problem(m, {"name": o.name, "value": o.value})
+	problem := file_option_problem(m, o)
 	with_package(m, d.path)
 	msg := sprintf("this requirements file %s (`%s`), so %s may not be the published wheel from the package index; %s", [problem, o.text, m.package, remedy(m)])
+}
+
+file_option_problem(m, o) := install.source_problem(m, {"name": o.name, "value": o.value})
+
+# A local --find-links in a requirements file: what lands in that
+# directory is not in the file (a custom build of the package would be
+# taken from there first with an equal version, and alone with
+# --no-index).
+file_option_problem(_, o) := sprintf("takes packages from the directory %s", [o.value]) if {
+	o.name == "find-links"
+	not contains(o.value, "://")
 }
 
 only_binary_wins(m, c, o) if {
