@@ -147,6 +147,9 @@ type dockerLoad struct {
 	wdStage int
 	wdUpTo  int
 	finalWD map[int]wdState
+	// pipInherited is each stage's PIP_*/UV_* settings from the stages
+	// it is built FROM, made once per stage (dockerfile_env.go).
+	pipInherited map[int][]pipEnvSetting
 	// sh is the program of stage shStage's last SHELL up to its
 	// instruction shUpTo (stageShell).
 	sh      string

@@ -11,7 +11,15 @@ func (d *dockerLoad) pipEnv() []pipEnvSetting {
 	if stage == 0 {
 		return nil
 	}
-	out := d.inheritedPipEnv(stage-1, 0)
+	if d.pipInherited == nil {
+		d.pipInherited = map[int][]pipEnvSetting{}
+	}
+	inherited, ok := d.pipInherited[stage-1]
+	if !ok {
+		inherited = d.inheritedPipEnv(stage-1, 0)
+		d.pipInherited[stage-1] = inherited
+	}
+	out := append([]pipEnvSetting(nil), inherited...)
 	return appendPipEnv(out, d.doc.Stages[stage-1].Instructions, d.runValues(), true)
 }
 

@@ -113,49 +113,11 @@ func under(dir *string, p string) *string {
 	return strp(joinDir(*dir, p))
 }
 
-// installs reports whether a command is pip/uv install.
+// installs reports whether a command is a pip or uv install, wheel,
+// download or add (pip.go's reading of the command).
 func installs(c *ShellCommand) bool {
-	ws := c.Words
-	n := path.Base(c.Name)
-	k := 1
-	switch {
-	case n == "pip" || n == "pip3" || strings.HasPrefix(n, "pip3."):
-	case n == "uv":
-		if len(ws) < 3 {
-			return false
-		}
-		if v, _ := val(ws[1]); v != "pip" && v != "add" && v != "tool" {
-			return false
-		}
-		if v, _ := val(ws[1]); v == "add" {
-			return true
-		}
-		k = 2
-	case strings.HasPrefix(n, "python"):
-		for k < len(ws) {
-			if v, _ := val(ws[k]); v == "-m" && k+1 < len(ws) {
-				if m, _ := val(ws[k+1]); m == "pip" {
-					k += 2
-					break
-				}
-				return false
-			}
-			k++
-		}
-		if k >= len(ws) {
-			return false
-		}
-	default:
-		return false
-	}
-	for ; k < len(ws); k++ {
-		v, _ := val(ws[k])
-		if strings.HasPrefix(v, "-") {
-			continue
-		}
-		return v == "install" || v == "wheel" || v == "download"
-	}
-	return false
+	_, op, _, ok := pipCommand(c)
+	return ok && (op == "install" || op == "wheel" || op == "download" || op == "add")
 }
 
 // contextFetch reads a docker/podman/buildx build's context and

@@ -243,3 +243,19 @@ remedy(m) := sprintf("install the published %s wheel instead", [m.package]) if {
 
 # part_msg is the common phrase of the source-build rules.
 part_msg(m, what) := sprintf("%s belongs to the %s source build; %s", [what, m.package, remedy(m)])
+
+# command_text is a command as written, cut after about 40 characters.
+command_text(c) := concat(" ", [w.text | some w in c.words]) if {
+	count(concat(" ", [w.text | some w in c.words])) <= 48
+}
+
+command_text(c) := concat(" ", array.concat(kept, ["..."])) if {
+	count(concat(" ", [w.text | some w in c.words])) > 48
+	kept := [w.text | some i, w in c.words; command_prefix(c, i)]
+}
+
+# command_prefix: word i is kept in a shortened command: the first three
+# words always, then as long as the text stays within 40 characters.
+command_prefix(_, i) if i < 3
+
+command_prefix(c, i) if count(concat(" ", [x.text | some j, x in c.words; j <= i])) <= 40

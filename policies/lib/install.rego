@@ -260,7 +260,7 @@ named_alike(d, f) := {p |
 	d.kind == "dockerfile"
 	some v in file_values(f)
 	some src in copy_sources_all(d)
-	base(src) == base(v)
+	sourcebuild.base_name(src) == sourcebuild.base_name(v)
 	some p in suffixes(src)
 	pin.file_of(p) != null
 }
@@ -334,24 +334,19 @@ copied_to(v, dst, _, _) if {
 
 copied_to(v, dst, src, many) if {
 	dir_dest(dst, many)
-	base(v) == base(src)
-	endswith(concat("/", [trim_suffix(dst, "/"), base(src)]), v)
+	sourcebuild.base_name(v) == sourcebuild.base_name(src)
+	endswith(concat("/", [trim_suffix(dst, "/"), sourcebuild.base_name(src)]), v)
 }
 
 copied_to(v, dst, src, many) if {
 	dir_dest(dst, many)
-	base(v) == base(src)
+	sourcebuild.base_name(v) == sourcebuild.base_name(src)
 	not startswith(v, "/")
 }
 
 dir_dest(dst, _) if endswith(dst, "/")
 
 dir_dest(_, many) if many
-
-base(p) := x if {
-	parts := split(p, "/")
-	x := parts[count(parts) - 1]
-}
 
 # installed_files are the repository's requirements files a document's
 # pip calls install (-r, uv pip sync).

@@ -24,7 +24,7 @@ deny contains lib.finding(s.doc, c, msg) if {
 	some c in s.script.commands
 	sb.may_fetch(c)
 	what := sb.fetch(m, s.doc.path, c)
-	msg := sprintf("`%s` %s the source of %s; %s", [command_text(c), what, m.package, lib.remedy(m)])
+	msg := sprintf("`%s` %s the source of %s; %s", [lib.command_text(c), what, m.package, lib.remedy(m)])
 }
 
 # A build command run inside the clone, or on it (make -C, cmake -S,
@@ -38,7 +38,7 @@ deny contains lib.finding(s.doc, c, msg) if {
 	some c in s.script.commands
 	what := sb.build_step(c)
 	sb.in_clone(m, s.doc.path, dests, c)
-	msg := sprintf("`%s` %s inside the clone of %s's source; %s", [command_text(c), what, m.package, lib.remedy(m)])
+	msg := sprintf("`%s` %s inside the clone of %s's source; %s", [lib.command_text(c), what, m.package, lib.remedy(m)])
 }
 
 # The installation of a wheel built here.
@@ -96,19 +96,3 @@ deny contains lib.finding(d, x.attr, msg) if {
 	lib.mentions_repository(m, x.attr.value_text)
 	msg := sprintf("`%s` builds from the source repository of %s; %s", [x.attr.name, m.package, lib.remedy(m)])
 }
-
-# command_text is a command as written, cut after about 40 characters.
-command_text(c) := concat(" ", [w.text | some w in c.words]) if {
-	count(concat(" ", [w.text | some w in c.words])) <= 48
-}
-
-command_text(c) := concat(" ", array.concat(kept, ["..."])) if {
-	count(concat(" ", [w.text | some w in c.words])) > 48
-	kept := [w.text | some i, w in c.words; short_prefix(c, i)]
-}
-
-# short_prefix: word i is kept in a shortened command: the first three
-# words always, then as long as the text stays within 40 characters.
-short_prefix(_, i) if i < 3
-
-short_prefix(c, i) if count(concat(" ", [x.text | some j, x in c.words; j <= i])) <= 40

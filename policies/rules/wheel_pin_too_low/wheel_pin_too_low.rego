@@ -123,7 +123,7 @@ deny contains lib.finding(x.doc, x.req.name_word, msg) if {
 	pin.from_index(x.req)
 	x.req.specifier == ""
 	not install.pinned_by_files(m, x.call)
-	msg := sprintf("`%s` installs %s unpinned, so any version can be installed, including ones below %s; require `%s`", [command_text(x.call.cmd), x.req.name, m.minimum, pin.wanted(m)])
+	msg := sprintf("`%s` installs %s unpinned, so any version can be installed, including ones below %s; require `%s`", [lib.command_text(x.call.cmd), x.req.name, m.minimum, pin.wanted(m)])
 }
 
 deny contains object.union(lib.finding_at(x.doc, pin.spec_span(x.req), msg), {"text": x.req.raw}) if {
@@ -135,12 +135,5 @@ deny contains object.union(lib.finding_at(x.doc, pin.spec_span(x.req), msg), {"t
 	count(x.req.env) == 0
 	pep440.valid_specifier(x.req.specifier)
 	w := pep440.witness_below_pre(x.req.specifier, m.minimum)
-	msg := sprintf("`%s` installs `%s %s`, which admits %s, below the minimum %s; require `%s`", [command_text(x.call.cmd), x.req.name, x.req.specifier, w, m.minimum, pin.wanted(m)])
+	msg := sprintf("`%s` installs `%s %s`, which admits %s, below the minimum %s; require `%s`", [lib.command_text(x.call.cmd), x.req.name, x.req.specifier, w, m.minimum, pin.wanted(m)])
 }
-
-# command_text is a command's words, shortened.
-command_text(c) := t if {
-	ws := [w.text | some w in c.words]
-	count(ws) <= 6
-	t := concat(" ", ws)
-} else := concat(" ", array.concat([w.text | some w in array.slice(c.words, 0, 5)], ["..."]))
