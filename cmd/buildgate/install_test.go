@@ -133,6 +133,12 @@ func TestEffectivePin(t *testing.T) {
 			"requirements/rocm.txt": "mooncake-transfer-engine-rocm >= 0.3.13 ; python_version > \"3\"" + strings.Repeat(" or python_version > \"3\"", 600) + "\n"}},
 		// 6. a repository without vLLM's layout: the finding is at the
 		// image's install command (shaped like sglang's and ATOM's)
+		// ROCm/ATOM's docker/Dockerfile clones vLLM and installs vLLM's
+		// requirements/rocm.txt in the clone: not the repository's file,
+		// so no "create requirements/rocm.txt" nobody could act on.
+		{name: "a requirements file of a cloned repository", noBase: true, files: map[string]string{
+			df: "FROM rocm/dev-ubuntu-22.04\nRUN pip install --no-cache-dir msgpack\nRUN git clone https://github.com/vllm-project/vllm /app/vllm && cd /app/vllm && pip install -r requirements/rocm.txt\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /m && cd /m && cmake -B b && make -C b install\n"},
+			want: []string{"BG201 docker/Dockerfile.rocm:2", "BG104 docker/Dockerfile.rocm:4", "BG104 docker/Dockerfile.rocm:4", "BG104 docker/Dockerfile.rocm:4"}},
 		{name: "a source build in an image without requirements/rocm.txt", noBase: true, files: map[string]string{
 			df: "FROM rocm/dev-ubuntu-22.04\nRUN pip install --no-cache-dir msgpack quart\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /m && cd /m && cmake -B b && make -C b install\n"},
 			want: []string{"BG201 docker/Dockerfile.rocm:2", "BG104 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:3"}},

@@ -315,6 +315,21 @@ names_file(d, f) if {
 	d.kind == "dockerfile"
 	some ins in lib.instructions(d)
 	contains(ins.original, f)
+	object.get(ins, "shell", null) == null
+}
+
+# A command names the repository's file unless it runs inside a clone of
+# another repository the same file made (ATOM's Dockerfile clones vLLM and
+# runs `pip install -r requirements/rocm.txt` there: vLLM's file, which no
+# file of ATOM's could stand for).
+names_file(d, f) if {
+	d.kind == "dockerfile"
+	some ins in lib.instructions(d)
+	contains(ins.original, f)
+	some c in object.get(ins, ["shell", "commands"], [])
+	some w in c.words
+	contains(w.text, f)
+	not in_clone(c.dir, clone_dirs(d))
 }
 
 names_file(d, f) if {
@@ -322,6 +337,7 @@ names_file(d, f) if {
 	some c in d.commands
 	some w in c.words
 	contains(w.text, f)
+	not in_clone(c.dir, clone_dirs(d))
 }
 
 names_file(d, f) if {
@@ -330,6 +346,23 @@ names_file(d, f) if {
 	some c in s.commands
 	some w in c.words
 	contains(w.text, f)
+	not in_clone(c.dir, clone_dirs(d))
+}
+
+# clone_dirs are the directories the file's commands clone a repository
+# into.
+clone_dirs(d) := {c.fetch.into |
+	some e in lib.scripts_of(d)
+	some c in e.script.commands
+	c.fetch.kind == "clone"
+	is_string(c.fetch.into)
+}
+
+in_clone(dir, clones) if {
+	is_string(dir)
+	some x in clones
+	x != "."
+	startswith(concat("", [dir, "/"]), concat("", [x, "/"]))
 }
 
 names_file(d, f) if {

@@ -130,7 +130,7 @@ deny contains object.union(lib.finding(d, c.cmd.words[0], msg), fix) if {
 	count(object.get(m, "requirements", [])) > 0
 	some d in lib.documents("dockerfile")
 	c := image_target(m, d)
-	msg := sprintf("this image does not install %s: nothing it installs requires it on this image (%s; configured: %s); add `%s` to this command (`%s`) so the image installs the published wheel", [m.package, env_text(d), concat(", ", m.requirements), spec_arg(m), command_text(c.cmd)])
+	msg := sprintf("this image does not install %s: nothing it installs requires it on this image (%s; configured: %s); add `%s` to this command (`%s`) so the image installs the published wheel", [m.package, env_text(d), concat(", ", m.requirements), spec_arg(m), lib.command_text(c.cmd)])
 	fix := {"fix": {
 		"description": sprintf("install `%s` here", [spec_arg(m)]),
 		"replacement": sprintf(" %s", [spec_arg(m)]),
@@ -202,7 +202,10 @@ image_target(m, d) := c if {
 	# A RUN that runs only on a condition (`if [ "$BUILD_TRITON" = 1 ]`,
 	# `[ "$ENABLE_NIXL" = 1 ] || exit 0`) may be skipped by the default
 	# build: an unconditional install is preferred.
-	cs := prefer([x | some x in all; not x.conditional], all)
+	# So is one outside a clone of another repository (its own installs).
+	clones := pin.clone_dirs(d)
+	unconditional := [x | some x in all; not x.conditional]
+	cs := prefer([x | some x in unconditional; not pin.in_clone(x.cmd.dir, clones)], prefer(unconditional, all))
 	with_files := [x | some x in cs; count(x.pip.files) > 0]
 	c := last_of(in_source_image(m, d, cs), last_of(with_files, cs))
 }
@@ -294,12 +297,6 @@ unplain := {
 end_of(c) := {"line": p.end_line, "column": p.end_column, "end_line": p.end_line, "end_column": p.end_column} if {
 	p := c.words[count(c.words) - 1].pos
 }
-
-command_text(c) := t if {
-	ws := [w.text | some w in c.words]
-	count(ws) <= 6
-	t := concat(" ", ws)
-} else := concat(" ", array.concat([w.text | some w in array.slice(c.words, 0, 5)], ["..."]))
 
 env_text(d) := sprintf("Linux %s, CPython %s", [concat("/", e.arches), py]) if {
 	e := install.image_env(d)
