@@ -80,6 +80,10 @@ type Fix struct {
 	Description string `json:"description"`
 	Replacement string `json:"replacement"`
 	Pos         Pos    `json:"pos"`
+	// Unsafe marks a fix that changes what the build does beyond the
+	// finding's own element (a pin loosened, a step that stops running):
+	// buildgate fix applies it only with --unsafe-fixes, as ruff does.
+	Unsafe bool `json:"unsafe,omitempty"`
 }
 
 // Finding is one result of one rule.

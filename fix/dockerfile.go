@@ -32,6 +32,9 @@ type Plan struct {
 type Declined struct {
 	Finding finding.Finding
 	Reason  string
+	// Unsafe: the finding's fix changes what the build does beyond its
+	// own element, and only --unsafe-fixes applies it.
+	Unsafe bool
 }
 
 // SourceBuildRule reports whether a finding is one a removal fix may
@@ -52,7 +55,7 @@ func SourceBuildRule(name string) bool {
 // instructions and stages go, with the comments of a paragraph that loses
 // everything else; the result is parsed again and must not refer to a
 // removed stage or ARG, or nothing in the file is changed.
-func Dockerfile(path string, src []byte, fs []finding.Finding) Plan {
+func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan {
 	doc, ok := loader.Parse(loader.KindDockerfile, path, src).(*loader.DockerfileDocument)
 	if !ok || len(doc.Errors) > 0 {
 		return declineAll(fs, "the file does not parse as buildkit reads it; fix it by hand")
@@ -61,7 +64,7 @@ func Dockerfile(path string, src []byte, fs []finding.Finding) Plan {
 	for _, d := range doc.Directives {
 		cut.keep[d.Pos.Line] = true
 	}
-	p := dockerPlan{src: src, doc: doc, fs: fs, fixed: make([]bool, len(fs)), reason: make([]string, len(fs)), removed: map[string]bool{}, offs: make([]int, len(fs))}
+	p := dockerPlan{src: src, doc: doc, fs: fs, fixed: make([]bool, len(fs)), reason: make([]string, len(fs)), unsafe: make([]bool, len(fs)), removed: map[string]bool{}, offs: make([]int, len(fs)), opt: opt}
 	for i, fd := range fs {
 		if o, _, err := Offsets(src, fd.Pos); err == nil {
 			p.offs[i] = o
@@ -93,6 +96,7 @@ func Dockerfile(path string, src []byte, fs []finding.Finding) Plan {
 		return declineAll(fs, fmt.Sprintf("stage %q is the last one, which a build without --target builds; removing it would change what such a build produces; remove it by hand", last.Name))
 	}
 	p.sw = p.switches()
+	p.keepSw = p.unsafeSwitches()
 	var removedArgs []string
 	for _, st := range doc.Stages {
 		if p.removed[strings.ToLower(st.Name)] {
@@ -107,6 +111,7 @@ func Dockerfile(path string, src []byte, fs []finding.Finding) Plan {
 	for _, ins := range doc.Preamble {
 		removedArgs = append(removedArgs, p.instruction(cut, ins)...)
 	}
+	p.toolPaths(cut)
 	cut.tidy()
 	edits := cut.edits()
 	for _, e := range p.inline {
@@ -143,6 +148,12 @@ type dockerPlan struct {
 	reason  []string
 	removed map[string]bool // stage names, lower case
 	sw      map[string]bool // ENV switches of the source build that go
+	// keepSw are the switches a safe fix keeps, each with the line of a
+	// RUN it gates that names no part of the source build (removing the
+	// switch would stop that step: an unsafe fix).
+	keepSw map[string]int
+	unsafe []bool // by finding: declined as an unsafe fix
+	opt    Options
 }
 
 // flagged reports whether a finding of the rule lies on the lines of pos.
@@ -183,11 +194,23 @@ func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string 
 	// A RUN gated on a removed switch goes whether or not a finding names
 	// it (ATOM's ionic-provider step mentions no Mooncake name).
 	if dormant(ins, p.sw) {
+		if !p.any(ins.Pos) && !p.opt.Unsafe {
+			return nil // kept with its switch (unsafeSwitches)
+		}
 		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
 		p.answer(ins.Pos, "")
 		return nil
 	}
 	if !p.any(ins.Pos) {
+		return nil
+	}
+	if line, ok := p.keptSwitch(ins); ok {
+		for i, f := range p.fs {
+			if within(f.Pos, ins.Pos) && !p.fixed[i] {
+				p.unsafe[i] = true
+				p.reason[i] = fmt.Sprintf("unsafe fix: removing this switch also stops the RUN at line %d, which names no part of the source build (it may be needed without it); `buildgate fix --unsafe-fixes` removes both", line)
+			}
+		}
 		return nil
 	}
 	switch {
@@ -269,78 +292,6 @@ func (p *dockerPlan) argKeys(ins loader.Instruction) []string {
 		names = append(names, a.Name)
 	}
 	return names
-}
-
-// runInstruction plans a RUN that mounts a removed stage: it goes whole
-// when it only installs what the mounts give; only its --mount flags go
-// when its commands do not use them; otherwise it is declined.
-func (p *dockerPlan) runInstruction(cut *lineCut, ins loader.Instruction) {
-	if p.onlyInstallsMounts(ins) {
-		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
-		p.answer(ins.Pos, "")
-		return
-	}
-	if !p.usesMounts(ins) {
-		// The commands do not use what the removed stage gave: only
-		// the --mount flags go.
-		for _, m := range ins.Mounts {
-			if !p.removed[strings.ToLower(m.From)] {
-				continue
-			}
-			s, e, err := Offsets(p.src, m.Pos)
-			if err != nil {
-				return
-			}
-			e = skipContinued(p.src, e)
-			p.inline = append(p.inline, Edit{Start: s, End: e})
-			p.answerRange(s, e)
-		}
-		return
-	}
-	p.answer(ins.Pos, "the RUN does more than install what the removed stage built; remove its --mount and the commands that use it by hand")
-}
-
-// answerRange marks the findings starting in src[s:e] as fixed.
-func (p *dockerPlan) answerRange(s, e int) {
-	for i, o := range p.offs {
-		if o >= s && o < e {
-			p.fixed[i] = true
-		}
-	}
-}
-
-// usesMounts reports whether a command of a RUN uses a target of a mount
-// from a removed stage.
-func (p *dockerPlan) usesMounts(ins loader.Instruction) bool {
-	for _, m := range ins.Mounts {
-		if !p.removed[strings.ToLower(m.From)] {
-			continue
-		}
-		t := strings.TrimRight(m.Target, "/")
-		if t == "" {
-			return true
-		}
-		// The command, without the flags (which name the target too). A
-		// relative path or a variable may reach the target through the
-		// WORKDIR: it counts as a use.
-		for _, a := range ins.Args {
-			if strings.Contains(a.Text, t) {
-				return true
-			}
-			for _, w := range strings.Fields(a.Text) {
-				w = strings.Trim(w, `"'`)
-				if strings.HasPrefix(w, "$") || !strings.HasPrefix(w, "/") && !strings.HasPrefix(w, "-") && strings.ContainsAny(w, "/*") {
-					return true
-				}
-			}
-		}
-		for _, h := range ins.Heredocs {
-			if strings.Contains(h.Body, t) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // copyDestUnused reports whether no later instruction of the file names
@@ -435,72 +386,16 @@ func (p *dockerPlan) onDef(a loader.ArgDef) bool {
 	return false
 }
 
-func (p *dockerPlan) mountsRemoved(ins loader.Instruction) bool {
-	for _, m := range ins.Mounts {
-		if p.removed[strings.ToLower(m.From)] {
-			return true
-		}
-	}
-	return false
-}
-
-// onlyInstallsMounts reports whether every command of a RUN uses a
-// target of a mount from a removed stage: without the stage, the RUN has
-// nothing left to do.
-func (p *dockerPlan) onlyInstallsMounts(ins loader.Instruction) bool {
-	if ins.Shell == nil || len(ins.Shell.Commands) == 0 {
-		return false
-	}
-	var targets []string
-	for _, m := range ins.Mounts {
-		if p.removed[strings.ToLower(m.From)] {
-			if m.Target == "" {
-				return false
-			}
-			targets = append(targets, strings.TrimRight(m.Target, "/"))
-		}
-	}
-	for _, m := range ins.Mounts {
-		if m.Type == "bind" && m.From != "" && !p.removed[strings.ToLower(m.From)] {
-			return false // it installs from a stage that stays too
-		}
-	}
-	under := func(w string) bool {
-		for _, t := range targets {
-			if w == t || strings.HasPrefix(w, t+"/") {
-				return true
-			}
-		}
-		return false
-	}
-	for _, c := range ins.Shell.Commands {
-		uses := false
-		for _, w := range c.Words {
-			switch {
-			case under(w.Text):
-				uses = true
-			case strings.HasPrefix(w.Text, "-") || installWords[w.Text]:
-			default:
-				return false // it installs or does something else too
-			}
-		}
-		if !uses {
-			return false
-		}
-	}
-	return true
-}
-
-// installWords are the words of an install command that name no package:
-// what is left of `uv pip install --system /mnt/x/*.whl` once the mounted
-// paths and the options are taken out.
-var installWords = map[string]bool{
-	"uv": true, "pip": true, "pip3": true, "python": true, "python3": true, "install": true,
-	"sudo": true, "env": true, "cd": true, "ls": true, "cp": true,
-}
-
 func (p *dockerPlan) result(edits []Edit) Plan {
-	return planOf(edits, p.fs, p.fixed, p.reason, "not on an instruction a fix removes")
+	plan := planOf(edits, p.fs, p.fixed, p.reason, "not on an instruction a fix removes")
+	for i := range plan.Declined {
+		for j, f := range p.fs {
+			if p.unsafe[j] && f.Pos == plan.Declined[i].Finding.Pos && f.Rule == plan.Declined[i].Finding.Rule {
+				plan.Declined[i].Unsafe = true
+			}
+		}
+	}
+	return plan
 }
 
 // planOf is the plan of a file's edits: each finding fixed (when there
@@ -512,9 +407,9 @@ func planOf(edits []Edit, fs []finding.Finding, fixed []bool, reason []string, o
 		case fixed[i] && len(edits) > 0:
 			plan.Fixed = append(plan.Fixed, f)
 		case reason[i] != "":
-			plan.Declined = append(plan.Declined, Declined{f, reason[i]})
+			plan.Declined = append(plan.Declined, Declined{Finding: f, Reason: reason[i]})
 		default:
-			plan.Declined = append(plan.Declined, Declined{f, otherwise})
+			plan.Declined = append(plan.Declined, Declined{Finding: f, Reason: otherwise})
 		}
 	}
 	return plan
@@ -523,7 +418,75 @@ func planOf(edits []Edit, fs []finding.Finding, fixed []bool, reason []string, o
 func declineAll(fs []finding.Finding, reason string) Plan {
 	var p Plan
 	for _, f := range fs {
-		p.Declined = append(p.Declined, Declined{f, reason})
+		p.Declined = append(p.Declined, Declined{Finding: f, Reason: reason})
 	}
 	return p
+}
+
+// toolPaths cuts an `ENV PATH=DIR:${PATH}` of a kept stage whose DIR (its
+// `/bin` aside) only removed instructions mention: the toolchain the
+// source build installed there (ROCm/ATOM's Go under /usr/local/go) is
+// gone with them, and the PATH entry with it (issue 30). One that a kept
+// instruction mentions too stays.
+func (p *dockerPlan) toolPaths(cut *lineCut) {
+	var all []loader.Instruction
+	for _, st := range p.doc.Stages {
+		all = append(all, st.Instructions...)
+	}
+	gone := func(ins loader.Instruction) bool { return cut.cut[ins.Pos.Line] }
+	for _, st := range p.doc.Stages {
+		if p.removed[strings.ToLower(st.Name)] {
+			continue
+		}
+		for _, ins := range st.Instructions[1:] {
+			if ins.Cmd != "env" || len(ins.Env) != 1 || ins.Env[0].Key != "PATH" || gone(ins) {
+				continue
+			}
+			dir := pathEntry(ins.Env[0].Value)
+			if dir == "" {
+				continue
+			}
+			inGone, inKept := false, false
+			for _, o := range all {
+				if o.Pos.Line == ins.Pos.Line || !strings.Contains(o.Original, dir) {
+					continue
+				}
+				if gone(o) {
+					inGone = true
+				} else {
+					inKept = true
+				}
+			}
+			if inGone && !inKept {
+				cut.remove(ins.Pos.Line, ins.Pos.EndLine)
+				p.answer(ins.Pos, "")
+			}
+		}
+	}
+}
+
+// pathEntry is the directory a PATH value puts before or after ${PATH}
+// ("/usr/local/go/bin:${PATH}" is /usr/local/go), "" for another shape.
+func pathEntry(v string) string {
+	var entry string
+	switch {
+	case strings.HasSuffix(v, ":${PATH}"):
+		entry = strings.TrimSuffix(v, ":${PATH}")
+	case strings.HasSuffix(v, ":$PATH"):
+		entry = strings.TrimSuffix(v, ":$PATH")
+	case strings.HasPrefix(v, "${PATH}:"):
+		entry = strings.TrimPrefix(v, "${PATH}:")
+	case strings.HasPrefix(v, "$PATH:"):
+		entry = strings.TrimPrefix(v, "$PATH:")
+	default:
+		return ""
+	}
+	if strings.ContainsAny(entry, ":$") || !strings.HasPrefix(entry, "/") {
+		return ""
+	}
+	entry = strings.TrimSuffix(strings.TrimSuffix(entry, "/"), "/bin")
+	if strings.Count(entry, "/") < 2 {
+		return "" // /usr, /opt: too wide to tell
+	}
+	return entry
 }

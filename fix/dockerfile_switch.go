@@ -229,3 +229,49 @@ func posixShell(prog string) bool {
 	}
 	return prog == "sh" || prog == "bash" || prog == "dash"
 }
+
+// unsafeSwitches are, for a safe fix, the switches kept because a RUN
+// they gate names no part of the source build (ROCm/ATOM's RDMA provider
+// under INSTALL_MOONCAKE): with the switch, that step goes on running.
+func (p *dockerPlan) unsafeSwitches() map[string]int {
+	out := map[string]int{}
+	if p.opt.Unsafe || len(p.sw) == 0 {
+		return out
+	}
+	for _, st := range p.doc.Stages {
+		if p.removed[strings.ToLower(st.Name)] {
+			continue
+		}
+		for _, ins := range st.Instructions[1:] {
+			if !dormant(ins, p.sw) || p.any(ins.Pos) {
+				continue
+			}
+			for k := range p.sw {
+				if strings.Contains(ins.Original, k) {
+					if _, ok := out[k]; !ok {
+						out[k] = ins.Pos.Line
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// keptSwitch reports whether an ENV or ARG defines a switch a safe fix
+// keeps, with the line of the step that keeps it.
+func (p *dockerPlan) keptSwitch(ins loader.Instruction) (int, bool) {
+	for _, a := range ins.ArgDefs {
+		if l, ok := p.keepSw[a.Name]; ok {
+			return l, true
+		}
+	}
+	if ins.Cmd == "env" {
+		for _, e := range ins.Env {
+			if l, ok := p.keepSw[e.Key]; ok {
+				return l, true
+			}
+		}
+	}
+	return 0, false
+}

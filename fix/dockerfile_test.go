@@ -16,7 +16,7 @@ func at(rule string, line, col int) finding.Finding {
 
 func fixDockerfile(t *testing.T, src string, fs []finding.Finding) (string, Plan) {
 	t.Helper()
-	p := Dockerfile("Dockerfile", []byte(src), fs)
+	p := Dockerfile("Dockerfile", []byte(src), fs, Options{})
 	out, err := Apply([]byte(src), p.Edits)
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +37,21 @@ func TestDockerfileRemovals(t *testing.T) {
 			src:  "ARG BASE=x\nARG MC_REF=v1\n\nFROM ${BASE} AS base\nRUN true\n\n# Mooncake from source\nFROM base AS mc_src\nARG MC_REF\nRUN git clone -b ${MC_REF} mc\n\nFROM mc_src AS mc_build\nRUN make\n\nFROM base AS final\nRUN --mount=type=bind,from=mc_build,src=/w,target=/mc \\\n    pip install /mc/*.whl\nRUN echo done\n",
 			fs:   []finding.Finding{at(ruleArg, 2, 5), at(ruleStage, 8, 14), at(ruleArg, 9, 5), at(ruleStep, 10, 5), at(ruleStage, 12, 16), at(ruleStage, 16, 5), at(ruleStep, 17, 5)},
 			want: "ARG BASE=x\n\nFROM ${BASE} AS base\nRUN true\n\nFROM base AS final\nRUN echo done\n",
+		},
+		{
+			// Issue 30: vLLM's one RUN installs the NIXL, DeepEP and
+			// Mooncake wheels from three mounts; the Mooncake mount and
+			// its word go, the rest stays.
+			name: "the wheel among others in one install command",
+			src:  "FROM a AS v\nRUN make\nFROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=v,target=/iv \\\n    --mount=type=bind,from=mc,target=/im \\\n    uv pip install --system /iv/*.whl /im/*.whl\n",
+			fs:   []finding.Finding{at(ruleStage, 3, 11), at(ruleStage, 7, 5), at(ruleStep, 8, 39)},
+			want: "FROM a AS v\nRUN make\nFROM a\nRUN --mount=type=bind,from=v,target=/iv \\\n    uv pip install --system /iv/*.whl\n",
+		},
+		{
+			name: "a package besides the mounted wheel",
+			src:  "FROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=mc,target=/im pip install numpy /im/x.whl\n",
+			fs:   []finding.Finding{at(ruleStage, 1, 11), at(ruleStage, 4, 5)},
+			want: "FROM a\nRUN pip install numpy\n",
 		},
 		{
 			name: "COPY --from a removed stage; the comment paragraph of the stage goes, a shared one stays",
@@ -132,8 +147,8 @@ func TestDockerfileReview(t *testing.T) {
 		fs        []finding.Finding
 	}{
 		{"a stage removed before a --from by number", "FROM a AS base\n\nFROM base AS mc_src\nRUN git clone x\n\nFROM a AS tools\nRUN echo\n\nFROM base\nCOPY --from=2 /t /t\n", []finding.Finding{at(ruleStage, 3, 14)}},
-		{"a RUN that installs another stage's wheel too", "FROM a AS v\nRUN make\nFROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=v,target=/iv \\\n    --mount=type=bind,from=mc,target=/im \\\n    uv pip install --system /iv/*.whl /im/*.whl\n", []finding.Finding{at(ruleStage, 3, 11), at(ruleStage, 7, 5)}},
-		{"a RUN that installs a package besides the mounted wheel", "FROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=mc,target=/im pip install numpy /im/x.whl\n", []finding.Finding{at(ruleStage, 1, 11), at(ruleStage, 4, 5)}},
+		{"a RUN that installs the wheel and uses its mount another way", "FROM a AS v\nRUN make\nFROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=v,target=/iv \\\n    --mount=type=bind,from=mc,target=/im \\\n    uv pip install --system /iv/*.whl /im/*.whl && ls /im\n", []finding.Finding{at(ruleStage, 3, 11), at(ruleStage, 7, 5)}},
+		{"a RUN whose install command would be left with nothing", "FROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=mc,target=/im pip install /im/x.whl && echo hi\n", []finding.Finding{at(ruleStage, 1, 11), at(ruleStage, 4, 5)}},
 		{"an ENV that only mentions the ARG", "ARG MOONCAKE_BRANCH=v1\nFROM a\nARG MOONCAKE_BRANCH\nENV TAG=\"mc${MOONCAKE_BRANCH}\"\nRUN echo \"$TAG\"\n", []finding.Finding{at(ruleArg, 4, 13)}},
 		{"a stage's bare ARG would lose the global default", "ARG MOONCAKE_BRANCH=v1\nFROM a\nARG MOONCAKE_BRANCH WORKDIR_X\nRUN echo \"${MOONCAKE_BRANCH}\"\n", []finding.Finding{at(ruleArg, 1, 5)}},
 	}
@@ -158,10 +173,20 @@ func TestDockerfileSwitches(t *testing.T) {
 		"RUN if [[ -n \"${INSTALL_MC}\" ]]; then curl -o /x https://ionic; fi\n" +
 		"RUN echo done\n"
 	fs := []finding.Finding{at(ruleArg, 2, 5), at(ruleArg, 6, 5), at(ruleStep, 8, 5), at(ruleStep, 11, 5)}
+	// Safe (issue 30): the switch that gates the step naming no part of
+	// the source build stays, so that step still runs; its finding is
+	// declined as an unsafe fix.
 	got, p := fixDockerfile(t, src, fs)
-	want := "FROM a AS gfx942\nENV OTHER=\"1\"\n\nFROM gfx942\nRUN echo done\n"
-	if got != want || len(p.Declined) != 0 {
+	want := "FROM a AS gfx942\nENV OTHER=\"1\"\n\nFROM gfx942\nARG INSTALL_MC=1\nRUN if [[ -n \"${INSTALL_MC}\" ]]; then curl -o /x https://ionic; fi\nRUN echo done\n"
+	if got != want || len(p.Declined) != 1 || !p.Declined[0].Unsafe || !strings.Contains(p.Declined[0].Reason, "line 15") {
 		t.Errorf("got\n%s\nwant\n%s\ndeclined %+v", got, want, p.Declined)
+	}
+	// With --unsafe-fixes, both go.
+	up := Dockerfile("Dockerfile", []byte(src), fs, Options{Unsafe: true})
+	out, _ := Apply([]byte(src), up.Edits)
+	want = "FROM a AS gfx942\nENV OTHER=\"1\"\n\nFROM gfx942\nRUN echo done\n"
+	if string(out) != want || len(up.Declined) != 0 {
+		t.Errorf("unsafe: got\n%s\nwant\n%s\ndeclined %+v", out, want, up.Declined)
 	}
 	// An else that does work, or a condition true without the switch,
 	// keeps the RUN, and then the switch cannot go either.

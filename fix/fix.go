@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/buildgate/buildgate/finding"
@@ -205,4 +206,35 @@ func Covering(edits []Edit, off int) (Edit, bool) {
 		}
 	}
 	return Edit{}, false
+}
+
+// OldLine is the line of src that line n of src with edits applied comes
+// from (a line an edit inserted: the line the edit is at).
+func OldLine(src []byte, edits []Edit, n int) int {
+	sorted := append([]Edit(nil), edits...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
+	line, pos := 1, 0 // the fixed text's line at src[pos]
+	for _, e := range sorted {
+		if e.Start < pos {
+			continue
+		}
+		seg := src[pos:e.Start]
+		if k := bytes.Count(seg, []byte("\n")); line+k >= n {
+			return lineAt(src, pos, n-line)
+		} else {
+			line += k
+		}
+		if k := strings.Count(e.Text, "\n"); line+k >= n {
+			return lineAt(src, e.Start, 0)
+		} else {
+			line += k
+		}
+		pos = e.End
+	}
+	return lineAt(src, pos, n-line)
+}
+
+// lineAt is the line of src k lines after the one offset off is on.
+func lineAt(src []byte, off, k int) int {
+	return bytes.Count(src[:off], []byte("\n")) + 1 + k
 }

@@ -35,11 +35,11 @@ func FuzzRemovals(f *testing.F) {
 			defer close(done)
 			switch kind % 3 {
 			case 0:
-				k, p = loader.KindDockerfile, Dockerfile("Dockerfile", []byte(src), fs)
+				k, p = loader.KindDockerfile, Dockerfile("Dockerfile", []byte(src), fs, Options{})
 			case 1:
 				k, p = loader.KindHCL, HCL("x.hcl", []byte(src), fs)
 			default:
-				k, p = loader.KindShell, Shell("x.sh", []byte(src), fs)
+				k, p = loader.KindShell, Shell("x.sh", []byte(src), fs, Options{})
 			}
 		}()
 		select {

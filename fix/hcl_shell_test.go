@@ -239,7 +239,7 @@ for v in A_BRANCH; do
 done
 docker buildx bake a-ci mc-ci
 `
-	runPlans(t, func(src []byte, fs []finding.Finding) Plan { return Shell("ci.sh", src, fs) }, []planCase{
+	runPlans(t, func(src []byte, fs []finding.Finding) Plan { return Shell("ci.sh", src, fs, Options{}) }, []planCase{
 		{
 			name: "list words, a command line, an if around only the source build, a case branch, a loop word",
 			src:  src,
@@ -283,7 +283,7 @@ docker buildx bake a-ci mc-ci
 
 // The red-team cases of issue 17's review, each with what must happen.
 func TestShellReview(t *testing.T) {
-	runPlans(t, func(src []byte, fs []finding.Finding) Plan { return Shell("ci.sh", src, fs) }, []planCase{
+	runPlans(t, func(src []byte, fs []finding.Finding) Plan { return Shell("ci.sh", src, fs, Options{}) }, []planCase{
 		{
 			name:    "a suppression comment, and a comment after the removed line, stay",
 			src:     "set -e\n\nexport MC_KEY\n# buildgate:ignore BG102 -- the nightly bisect job\n\necho \"${MC_BRANCH}\"\n",

@@ -153,11 +153,15 @@ func (c *lineCut) tidyHeadings() {
 }
 
 // headsOnlyCut reports whether the lines from line from to the next blank
-// line (comments that stay aside) are at least one and all cut: a block
-// of comments right above them heads only what goes.
+// line or the end of the enclosing block (comments that stay aside) are at
+// least one and all cut: a block of comments right above them heads only
+// what goes.
 func (c *lineCut) headsOnlyCut(from int) bool {
 	body, allCut := 0, true
-	for l := from; l <= c.lines() && !c.blank(l); l++ {
+	// A line that closes the block (`}`, `fi`, `done`) ends what the
+	// comments head, as a blank line does: a commented unit at the end
+	// of a function goes with its comment.
+	for l := from; l <= c.lines() && !c.blank(l) && (c.cut[l] || !c.closes(l) || l == from); l++ {
 		if c.isComment(l) && !c.cut[l] {
 			continue
 		}

@@ -27,6 +27,9 @@ type universe struct {
 	// compgen -v without a prefix) in the file being read.
 	allListed []int
 	needles   [][]byte // lower case, for the cheap pre-check
+	// values are the literal values the script being read gives its
+	// variables (knownValues).
+	values map[string][]string
 }
 
 func newUniverse(changes []*Change) *universe {

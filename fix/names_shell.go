@@ -15,6 +15,7 @@ import (
 // and expansion (comments are not in the tree), and the prefixes it lists
 // variables by.
 func (u *universe) shellWords(m mentions, f *syntax.File) {
+	u.values = knownValues(f)
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.Word:
@@ -40,7 +41,7 @@ func (u *universe) shellWords(m mentions, f *syntax.File) {
 				}
 			}
 			// export -p, declare -p / -x alone print every variable.
-			if len(x.Args) == 1 && x.Args[0].Naked && x.Args[0].Name == nil || len(x.Args) == 0 && x.Variant != nil && x.Variant.Value != "local" {
+			if len(x.Args) == 1 && x.Args[0].Naked && x.Args[0].Name == nil && x.Args[0].Value != nil && strings.HasPrefix(x.Args[0].Value.Lit(), "-") || len(x.Args) == 0 && x.Variant != nil && x.Variant.Value != "local" {
 				u.allListed = append(u.allListed, int(x.Pos().Line()))
 			}
 		}
@@ -53,14 +54,21 @@ func (u *universe) shellWords(m mentions, f *syntax.File) {
 const maxBraceWords = 1024
 
 // braceWords reads a word as bash expands its braces, each expansion as a
-// word of its own, and the names an expansion inside it may complete.
+// word of its own. Only a whole word names a stage or a target: the
+// literal beside an expansion ("${dep}-rocm-ci", `build_${x}`) is a
+// fragment, which names nothing (issue 30: "use source ${X}" is no
+// reference to a stage `source`).
 func (u *universe) braceWords(m mentions, w *syntax.Word) {
 	line := int(w.Pos().Line())
+	if vs, ok := u.substituted(w); ok {
+		for _, v := range vs {
+			u.words(m, []byte(v), line, false, true)
+		}
+	}
 	cp := *w
 	cp.Parts = append([]syntax.WordPart(nil), w.Parts...)
 	if !syntax.SplitBraces(&cp) {
 		u.words(m, []byte(joinedWord(w)), line, false, true)
-		u.completed(m, w, line)
 		return
 	}
 	n := 0
@@ -77,59 +85,106 @@ func (u *universe) braceWords(m mentions, w *syntax.Word) {
 			return
 		}
 		u.words(m, []byte(joinedWord(x)), line, false, true)
-		u.completed(m, x, line)
 	}
 }
 
-// completed adds the stages and targets a word built around an expansion
-// may spell: "${dep}-rocm-ci" may be mooncake-rocm-ci, "build_${x}" may
-// be build_mooncake. The literal next to the expansion must be a whole
-// end of the name, and hold a letter or digit.
-func (u *universe) completed(m mentions, w *syntax.Word, line int) {
-	joined := joinedWord(w)
-	if !strings.Contains(joined, " ") {
-		return
+// knownValues are the literal values a script gives its variables: the
+// words of a `for NAME in …` list and plain literal assignments (NAME=v,
+// local/export NAME=v, NAME=(a b)), all of them for a name set in several
+// places (bash's scopes aside: more values, never fewer).
+func knownValues(f *syntax.File) map[string][]string {
+	vals := map[string][]string{}
+	lits := func(name string, words []*syntax.Word) {
+		for _, w := range words {
+			if literalWord(w) {
+				vals[name] = append(vals[name], strings.Fields(joinedWord(w))...)
+			}
+		}
 	}
-	segs := strings.Split(joined, " ")
-	for _, class := range []string{"stage", "target"} {
-		in := wordClass(class)
-		for k, seg := range segs {
-			if class == "stage" {
-				seg = strings.ToLower(seg)
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ForClause:
+			if it, ok := x.Loop.(*syntax.WordIter); ok && it.Name != nil {
+				lits(it.Name.Value, it.Items)
 			}
-			var after, before string // a run after an expansion, before one
-			if k > 0 {
-				e := 0
-				for e < len(seg) && in(seg[e]) {
-					e++
-				}
-				after = seg[:e]
+		case *syntax.Assign:
+			if x.Name == nil {
+				break
 			}
-			if k < len(segs)-1 {
-				b := len(seg)
-				for b > 0 && in(seg[b-1]) {
-					b--
-				}
-				before = seg[b:]
+			if x.Value != nil {
+				lits(x.Name.Value, []*syntax.Word{x.Value})
 			}
-			for word, names := range u.byClass[class] {
-				if after != "" && hasAlnum(after) && strings.HasSuffix(word, after) || before != "" && hasAlnum(before) && strings.HasPrefix(word, before) {
-					for _, nm := range names {
-						m.add(nm, line)
+			if x.Array != nil {
+				for _, e := range x.Array.Elems {
+					if e.Value != nil {
+						lits(x.Name.Value, []*syntax.Word{e.Value})
 					}
 				}
 			}
 		}
-	}
+		return true
+	})
+	return vals
 }
 
-func hasAlnum(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if isAlnum(s[i] | 0x20) { // lower case letters; digits keep the bit
-			return true
+// substituted are the words a word built around expansions becomes with
+// each value the script gives the variables it reads ("${dep}-rocm-ci"
+// under `for dep in nixl mooncake` is mooncake-rocm-ci), when every
+// expansion in it is a plain read of a variable with known values; at
+// most maxBraceWords of them.
+func (u *universe) substituted(w *syntax.Word) ([]string, bool) {
+	out := []string{""}
+	any := false
+	var part func(p syntax.WordPart) bool
+	part = func(p syntax.WordPart) bool {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			for i := range out {
+				out[i] += strings.ReplaceAll(x.Value, "\\\n", "")
+			}
+		case *syntax.SglQuoted:
+			for i := range out {
+				out[i] += x.Value
+			}
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				if !part(q) {
+					return false
+				}
+			}
+		case *syntax.ParamExp:
+			vs := u.values[paramName(x)]
+			if paramName(x) == "" || len(vs) == 0 || len(out)*len(vs) > maxBraceWords {
+				return false
+			}
+			any = true
+			next := make([]string, 0, len(out)*len(vs))
+			for _, o := range out {
+				for _, v := range vs {
+					next = append(next, o+v)
+				}
+			}
+			out = next
+		default:
+			return false
+		}
+		return true
+	}
+	for _, p := range w.Parts {
+		if !part(p) {
+			return nil, false
 		}
 	}
-	return false
+	return out, any
+}
+
+// paramName is the variable a plain expansion reads ($x, ${x}, ${x:-v}
+// reads x or its default: only the plain forms count), "" otherwise.
+func paramName(x *syntax.ParamExp) string {
+	if x.Param == nil || x.Excl || x.Length || x.Width || x.Index != nil || x.Slice != nil || x.Repl != nil || x.Names != 0 || x.Exp != nil {
+		return ""
+	}
+	return x.Param.Value
 }
 
 // variable adds the removed variable a parameter expansion reads (an

@@ -33,7 +33,7 @@ func Pipeline(path string, src []byte, fs []finding.Finding) Plan {
 	var plan Plan
 	for _, fd := range fs {
 		if reason := pp.finding(fd); reason != "" {
-			plan.Declined = append(plan.Declined, Declined{fd, reason})
+			plan.Declined = append(plan.Declined, Declined{Finding: fd, Reason: reason})
 			continue
 		}
 		plan.Fixed = append(plan.Fixed, fd)

@@ -25,7 +25,7 @@ import (
 //
 // The result is parsed again and must not read a variable only a removed
 // command set, or nothing in the file changes.
-func Shell(path string, src []byte, fs []finding.Finding) Plan {
+func Shell(path string, src []byte, fs []finding.Finding, opt Options) Plan {
 	if doc := loader.Parse(loader.KindShell, path, src); len(doc.DocErrors()) > 0 {
 		return declineAll(fs, "the script does not parse as bash reads it; fix it by hand")
 	}
@@ -53,14 +53,24 @@ func Shell(path string, src []byte, fs []finding.Finding) Plan {
 	})
 	var p *shPlan
 	vars := map[string]bool{}
-	for range 4 {
-		p = &shPlan{src: src, offs: offs, funcs: funcs, funcBody: bodies, vars: vars, set: map[string]bool{}, names: map[string]map[string]bool{}, fixed: make([]bool, len(fs)),
+	sites := map[string]int{}
+	countSets(f, "", func(k string) { sites[k]++ })
+	named := namedVars(f, offs)
+	for range 8 {
+		p = &shPlan{src: src, offs: offs, funcs: funcs, funcBody: bodies, vars: vars, set: map[string]bool{}, setN: map[string]int{}, names: map[string]map[string]bool{}, fixed: make([]bool, len(fs)),
+			named: named, opt: opt, unsafe: map[int]string{}, loopVar: map[string]bool{},
 			cut: newLineCut(src, func(l []byte) bool { return l[0] == '#' })}
 		p.stmts(f.Stmts)
-		if len(p.set) == len(vars) {
+		next := map[string]bool{}
+		for k, n := range p.setN {
+			if n >= sites[k] {
+				next[k] = true
+			}
+		}
+		if len(next) == len(vars) {
 			break
 		}
-		vars = p.set
+		vars = next
 	}
 	p.cut.tidy()
 	edits := p.cut.edits()
@@ -74,8 +84,10 @@ func Shell(path string, src []byte, fs []finding.Finding) Plan {
 		switch {
 		case len(edits) > 0 && (p.fixed[i] || offs[i] >= 0 && p.cut.cut[lineOf(src, offs[i])]):
 			plan.Fixed = append(plan.Fixed, fd)
+		case p.unsafe[i] != "":
+			plan.Declined = append(plan.Declined, Declined{Finding: fd, Reason: p.unsafe[i], Unsafe: true})
 		default:
-			plan.Declined = append(plan.Declined, Declined{fd, "not in a whole unit a fix removes (a list word, a case branch, a command every argument of which concerns the source build, an if around only such commands); change it by hand"})
+			plan.Declined = append(plan.Declined, Declined{Finding: fd, Reason: "not in a whole unit a fix removes (a list word, a case branch, a command every argument of which concerns the source build, an if around only such commands); change it by hand"})
 		}
 	}
 	if len(edits) == 0 {
@@ -87,7 +99,7 @@ func Shell(path string, src []byte, fs []finding.Finding) Plan {
 		gone, err = checkShell(path, fixed, p.names)
 	}
 	if err != nil {
-		reason := fmt.Sprintf("the fixed script would %v; fix it by hand", err)
+		reason := fmt.Sprintf("the fixed script would %v; fix it by hand", oldLines(err, src, edits))
 		if strings.HasPrefix(err.Error(), "not parse") {
 			// The planner removed every command of a branch, loop or
 			// function body that stays (an if with an else that keeps
@@ -112,8 +124,13 @@ type shPlan struct {
 	funcBody map[string][]*syntax.Stmt
 	// guarded is the statement that may not go (the list\'s status).
 	guarded *syntax.Stmt
-	vars    map[string]bool            // function NUL name: set by removed commands (the previous round)
-	set     map[string]bool            // the same, this round
+	vars    map[string]bool // function NUL name: only removed commands set it (the previous round)
+	set     map[string]bool // function NUL name: some removed command sets it, this round
+	setN    map[string]int  // function NUL name: how many of its assignments go, this round
+	named   map[string]bool // the variables a finding names somewhere (their expansion or assignment)
+	opt     Options
+	unsafe  map[int]string             // by finding: why its unit goes only with --unsafe-fixes
+	loopVar map[string]bool            // the variables of the loops over source-build names being weighed
 	names   map[string]map[string]bool // by function ("" at the top): the names removed commands set
 	fixed   []bool
 	cut     *lineCut
@@ -171,7 +188,13 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 			return p.remove(st)
 		}
 	case *syntax.IfClause:
-		if p.ifGoes(c) && st.Redirs == nil && !st.Background && !st.Negated {
+		if st.Redirs != nil || st.Background || st.Negated {
+			break
+		}
+		if p.sourceIf(c) {
+			return p.unit(st, "runs only when the source build is configured, but its body does work that names no part of it")
+		}
+		if p.ifGoes(c) {
 			return p.remove(st)
 		}
 	case *syntax.CaseClause:
@@ -187,6 +210,9 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 		}
 	case *syntax.ForClause:
 		if wi, ok := c.Loop.(*syntax.WordIter); ok {
+			if p.sourceLoop(wi) && st.Redirs == nil && !st.Background {
+				return p.unit(st, "loops only over the source build's names, but its body does work that names no part of it")
+			}
 			p.loopWords(wi)
 		}
 		p.stmts(c.Do)
@@ -221,6 +247,7 @@ func (p *shPlan) remove(st *syntax.Stmt) bool {
 		}
 		return true
 	})
+	countSets(st, p.fn, func(k string) { p.setN[k]++ })
 	return true
 }
 
@@ -465,8 +492,8 @@ func (p *shPlan) listWord(o int) (Edit, bool) {
 
 // loopWords removes the words of a for loop's list that findings name.
 func (p *shPlan) loopWords(wi *syntax.WordIter) {
-	if len(wi.Items) < 2 {
-		return
+	if len(wi.Items) < 2 || p.sourceLoop(wi) {
+		return // a list left empty (`for var in; do`) loops over nothing: the loop goes whole or stays
 	}
 	for k, w := range wi.Items {
 		is := p.in(w)

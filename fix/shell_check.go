@@ -53,6 +53,10 @@ func (p *shPlan) alwaysZero(st *syntax.Stmt, depth int) bool {
 		return true
 	case *syntax.Block:
 		return len(c.Stmts) > 0 && p.alwaysZero(c.Stmts[len(c.Stmts)-1], depth+1)
+	case *syntax.ForClause:
+		// A loop's status is its body's last command's, 0 when it never
+		// runs.
+		return len(c.Do) > 0 && p.alwaysZero(c.Do[len(c.Do)-1], depth+1)
 	}
 	return false
 }
@@ -63,7 +67,47 @@ var pureCmds = map[string]bool{
 	"echo": true, "printf": true, "sha256sum": true, "sha1sum": true, "md5sum": true,
 	"cut": true, "head": true, "tail": true, "tr": true, "sed": true, "grep": true,
 	"basename": true, "dirname": true, "cat": true, "sort": true, "uniq": true, "wc": true,
-	"true": true, ":": true,
+	"true": true, ":": true, "false": true, "test": true, "[": true, "return": true,
+	"mapfile": true, "readarray": true, "read": true, "local": true, "sha512sum": true,
+	"b2sum": true, "stat": true, "readlink": true, "realpath": true, "jq": true, "ls": true,
+	"date": true, "paste": true, "fold": true, "rev": true, "nl": true, "seq": true,
+	"expr": true, "column": true, "comm": true, "join": true, "od": true, "xxd": true,
+}
+
+// pureAwk reports whether an awk command only prints: its program (the
+// first word that is not an option or an option's value) is a literal
+// that neither runs commands (system, a pipe) nor writes a file (print >
+// "f"; a comparison with > is not told from it, so none may be there
+// after print or printf).
+func pureAwk(args []*syntax.Word) bool {
+	for i := 1; i < len(args); i++ {
+		a := args[i].Lit()
+		switch {
+		case a == "-v" || a == "-F" || a == "-f":
+			if a == "-f" {
+				return false // a program file is not read here
+			}
+			i++
+			continue
+		case strings.HasPrefix(a, "-"):
+			continue
+		}
+		if !literalWord(args[i]) {
+			return false
+		}
+		prog := literalText(args[i])
+		if strings.Contains(prog, "system") || strings.Contains(prog, "getline") || strings.Contains(prog, "fflush") || strings.Contains(prog, "close(") {
+			return false
+		}
+		for _, stmt := range strings.FieldsFunc(prog, func(r rune) bool { return r == ';' || r == '\n' || r == '{' || r == '}' }) {
+			t := strings.TrimSpace(stmt)
+			if (strings.HasPrefix(t, "print") || strings.HasPrefix(t, "printf")) && strings.ContainsAny(t, ">|") {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // pureSubst reports whether every command that runs inside a command or
@@ -114,6 +158,8 @@ func (p *shPlan) pureStmts(list []*syntax.Stmt, depth int) bool {
 					}
 				case name == "git":
 					ok = ok && len(x.Args) > 1 && pureGit[x.Args[1].Lit()]
+				case name == "awk" || name == "gawk" || name == "mawk":
+					ok = ok && pureAwk(x.Args)
 				case pureCmds[name]:
 				case p.funcs[name]:
 					ok = ok && p.pureStmts(p.funcBody[name], depth+1)

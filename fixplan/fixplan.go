@@ -36,6 +36,9 @@ type File struct {
 	Skipped  bool   // not read or not a regular file: nothing written
 	// Fixables are the file's findings the plan acts on.
 	Fixables []finding.Finding
+	// Stamp is what the file was when Old was read (fix checks it again
+	// before it replaces the file).
+	Stamp safefile.Stamp
 }
 
 // Fixable reports whether fix may act on a finding: it carries a fix (lint
@@ -69,14 +72,14 @@ const maxFileSize = loader.DefaultMaxFileSize
 // whatever the run's paths and excludes (searchFiles). suppressed are the
 // run's suppressed findings: an edit that would take one away refuses its
 // file's fix.
-func Plan(ctx context.Context, root string, fds, suppressed []finding.Finding) ([]*File, error) {
+func Plan(ctx context.Context, root string, fds, suppressed []finding.Finding, opt fix.Options) ([]*File, error) {
 	byPath, sup := byFile(fds), byFile(suppressed)
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = r.Close() }()
-	return plan(ctx, root, r, byPath, sup)
+	return plan(ctx, root, r, byPath, sup, opt)
 }
 
 func byFile(fds []finding.Finding) map[string][]finding.Finding {
@@ -95,7 +98,7 @@ func where(f finding.Finding) string {
 	return fmt.Sprintf("%s:%d:%d", f.Path, f.Pos.Line, f.Pos.Column)
 }
 
-func plan(ctx context.Context, root string, r *os.Root, byPath, suppressed map[string][]finding.Finding) ([]*File, error) {
+func plan(ctx context.Context, root string, r *os.Root, byPath, suppressed map[string][]finding.Finding, opt fix.Options) ([]*File, error) {
 	paths := make([]string, 0, len(byPath))
 	for p := range byPath {
 		paths = append(paths, p)
@@ -115,14 +118,20 @@ func plan(ctx context.Context, root string, r *os.Root, byPath, suppressed map[s
 		if st, err := r.Lstat(filepath.FromSlash(p)); err == nil && !st.Mode().IsRegular() {
 			ff.Refused, ff.Skipped = "not a regular file (a link is never written through; fix its target)", true
 			continue
+		} else if err == nil && st.Mode().Perm()&0o200 == 0 {
+			// A read-only file says: do not change me (generated,
+			// vendored, locked by its owner).
+			ff.Refused = fmt.Sprintf("it is read-only (mode %04o); make it writable to fix it", st.Mode().Perm())
+			continue
 		}
-		old, err := safefile.In(r, p, maxFileSize)
+		old, stamp, err := safefile.InStamped(r, p, maxFileSize)
+		ff.Stamp = stamp
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			ff.Refused, ff.Skipped = safefile.Describe(err), true
 			continue
 		}
 		ff.Old = old
-		edits, bad := fileEdits(ff)
+		edits, bad := fileEdits(ff, opt)
 		if bad == "" {
 			bad = coversSuppressed(old, edits, suppressed[p])
 		}
@@ -266,12 +275,17 @@ func linkedInRoot(root, realRoot, rel string) string {
 // removal its source-build findings call for where the file's kind has a
 // planner (whose plan is kept in ff.Plan). A fix that does not fit the
 // file makes the whole file's fix fail, with the reason.
-func fileEdits(ff *File) ([]fix.Edit, string) {
+func fileEdits(ff *File, opt fix.Options) ([]fix.Edit, string) {
 	var edits []fix.Edit
 	var removals []finding.Finding
+	var unsafe []fix.Declined
 	for _, fd := range ff.Fixables {
 		if fd.Fix == nil {
 			removals = append(removals, fd)
+			continue
+		}
+		if fd.Fix.Unsafe && !opt.Unsafe {
+			unsafe = append(unsafe, fix.Declined{Finding: fd, Reason: "unsafe fix: " + fd.Fix.Description + " changes more than this finding (" + unsafeWhy(fd) + "); `buildgate fix --unsafe-fixes` applies it", Unsafe: true})
 			continue
 		}
 		e, err := fix.For(ff.Old, fd.Fix.Pos, fd.Fix.Replacement)
@@ -281,29 +295,39 @@ func fileEdits(ff *File) ([]fix.Edit, string) {
 		edits = append(edits, e)
 	}
 	if len(removals) == 0 {
+		ff.Plan.Declined = append(ff.Plan.Declined, unsafe...)
 		return edits, ""
 	}
-	plan, ok := planRemoval(ff.Path, ff.Old, removals)
+	plan, ok := planRemoval(ff.Path, ff.Old, removals, opt)
 	if !ok {
 		for _, fd := range removals {
 			plan.Declined = append(plan.Declined, fix.Declined{Finding: fd, Reason: "no removal for this kind of file"})
 		}
 	}
+	plan.Declined = append(plan.Declined, unsafe...)
 	ff.Plan = plan
 	return append(edits, plan.Edits...), ""
 }
 
+// unsafeWhy says what an unsafe fix of a rule changes beyond its finding.
+func unsafeWhy(fd finding.Finding) string {
+	if fd.Name == "wheel-pin-too-low" {
+		return "the requirement would admit versions it excludes now"
+	}
+	return "the rule marks it unsafe"
+}
+
 // planRemoval plans the removal of the source build from one file, for its
 // kind (false when its kind has no planner).
-func planRemoval(path string, src []byte, fds []finding.Finding) (fix.Plan, bool) {
+func planRemoval(path string, src []byte, fds []finding.Finding, opt fix.Options) (fix.Plan, bool) {
 	kind, _ := loader.DetectName(path)
 	switch kind {
 	case loader.KindDockerfile:
-		return fix.Dockerfile(path, src, fds), true
+		return fix.Dockerfile(path, src, fds, opt), true
 	case loader.KindHCL:
 		return fix.HCL(path, src, fds), true
 	case loader.KindShell:
-		return fix.Shell(path, src, fds), true
+		return fix.Shell(path, src, fds, opt), true
 	case loader.KindPipeline:
 		return fix.Pipeline(path, src, fds), true
 	}
@@ -346,6 +370,14 @@ func coversSuppressed(src []byte, edits []fix.Edit, sup []finding.Finding) strin
 // the plan cannot be made (the tree cannot be searched in time), no
 // fix is offered.
 func Offer(ctx context.Context, root string, rules []finding.Rule, all, shown, suppressed []finding.Finding) []finding.Finding {
+	out, _ := OfferCounted(ctx, root, rules, all, shown, suppressed)
+	return out
+}
+
+// OfferCounted is Offer, and also counts the shown findings whose fix only
+// `buildgate fix --unsafe-fixes` makes (lint's "N more with
+// --unsafe-fixes").
+func OfferCounted(ctx context.Context, root string, rules []finding.Rule, all, shown, suppressed []finding.Finding) ([]finding.Finding, int) {
 	builtin := Builtin(rules)
 	var fixables []finding.Finding
 	for _, fd := range all {
@@ -354,11 +386,12 @@ func Offer(ctx context.Context, root string, rules []finding.Rule, all, shown, s
 		}
 	}
 	if len(fixables) == 0 {
-		return shown
+		return shown, 0
 	}
 	refused := map[string]string{}
+	unsafe := map[at]bool{}
 	offered := map[at]finding.Fix{}
-	planned, err := Plan(ctx, root, fixables, suppressed)
+	planned, err := Plan(ctx, root, fixables, suppressed, fix.Options{})
 	if err != nil {
 		for _, fd := range fixables {
 			refused[fd.Path] = "the fixes could not be planned: " + err.Error()
@@ -370,9 +403,18 @@ func Offer(ctx context.Context, root string, rules []finding.Rule, all, shown, s
 			continue
 		}
 		removals(ff, offered)
+		for _, d := range ff.Plan.Declined {
+			if d.Unsafe {
+				unsafe[at{d.Finding.Path, d.Finding.Pos}] = true
+			}
+		}
 	}
 	out := append([]finding.Finding(nil), shown...)
+	hidden := 0
 	for i, fd := range out {
+		if unsafe[at{fd.Path, fd.Pos}] {
+			hidden++
+		}
 		if fd.Fix == nil {
 			if x, ok := offered[at{fd.Path, fd.Pos}]; ok {
 				out[i].Fix = &x
@@ -384,7 +426,7 @@ func Offer(ctx context.Context, root string, rules []finding.Rule, all, shown, s
 			out[i].Message += " (no fix offered: buildgate fix leaves this file unchanged: " + why + ")"
 		}
 	}
-	return out
+	return out, hidden
 }
 
 // at is a finding's place.

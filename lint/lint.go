@@ -74,6 +74,9 @@ type Outcome struct {
 	// set; FixError says why they could not be planned.
 	Fixes    []*FixFile
 	FixError error
+	// UnsafeFixes counts the findings whose fix only buildgate fix
+	// --unsafe-fixes applies (a run without Fix).
+	UnsafeFixes int
 }
 
 // Unreadable is a file that could not be opened, and why.
@@ -416,7 +419,7 @@ func (o Options) process(ctx context.Context, rules []finding.Rule, files []*fil
 		process.InBaseline(o.Baseline, &out.Baselined),
 		process.Fixes(ctx, o.Root, rules, o.Fix, &out.All, &out.Suppressed, &planned),
 	)
-	out.Fixes, out.FixError = planned.Files, planned.Err
+	out.Fixes, out.FixError, out.UnsafeFixes = planned.Files, planned.Err, planned.Unsafe
 	return out
 }
 

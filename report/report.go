@@ -62,6 +62,9 @@ type Result struct {
 	// Note is one line the text report adds after its summary (what the
 	// run means for this repository), "" for none.
 	Note string
+	// Fixable counts the findings buildgate fix fixes; UnsafeFixable
+	// those only --unsafe-fixes fixes (the text report says so).
+	Fixable, UnsafeFixable int
 	// VersionControl is set when the root is a git checkout.
 	VersionControl *VersionControl
 }
@@ -157,6 +160,9 @@ func (t Text) Report(w io.Writer, r *Result) error {
 		// returns it.
 		fmt.Fprintf(b, "\n")
 		if line := byRule(r.Findings); line != "" {
+			fmt.Fprintf(b, "%s\n", line)
+		}
+		if line := fixableLine(r.Fixable, r.UnsafeFixable); line != "" {
 			fmt.Fprintf(b, "%s\n", line)
 		}
 		if r.Note != "" {
@@ -294,4 +300,16 @@ func (j JSON) finding(f finding.Finding) jsonFinding {
 			Line: x.Pos.Line, Column: x.Pos.Column, EndLine: x.Pos.EndLine, EndColumn: x.Pos.EndColumn}
 	}
 	return jf
+}
+
+// fixableLine says how many findings fix can fix, as ruff does: "12
+// fixable with `buildgate fix` (3 more with --unsafe-fixes)"; "" for none.
+func fixableLine(safe, unsafe int) string {
+	switch {
+	case safe == 0 && unsafe == 0:
+		return ""
+	case unsafe == 0:
+		return fmt.Sprintf("%d fixable with `buildgate fix`", safe)
+	}
+	return fmt.Sprintf("%d fixable with `buildgate fix` (%d more with --unsafe-fixes)", safe, unsafe)
 }

@@ -17,9 +17,10 @@ import (
 )
 
 type fixFlags struct {
-	lint  lintFlags
-	diff  bool
-	rules []string
+	lint   lintFlags
+	diff   bool
+	unsafe bool
+	rules  []string
 }
 
 func newFixCmd() *cobra.Command {
@@ -57,6 +58,7 @@ a usage, configuration or policy error.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.diff, "diff", false, "print the changes as a unified diff and write nothing; exit 1 when there are changes")
+	fl.BoolVar(&f.unsafe, "unsafe-fixes", false, "also apply the fixes that change what the build does beyond the finding (a step that names no part of the source build stops running, a pin that would admit versions it excludes now); without it they are listed")
 	fl.StringVar(&f.lint.failOn, "fail-on", "error", "lowest severity of a finding left without a fix that makes the exit status 1: error, warning, note or never")
 	fl.StringArrayVar(&f.rules, "rule", nil, "fix only the findings of this rule (id or name), repeatable")
 	fl.StringVar(&f.lint.config, "config", "", "configuration file (default: .buildgate.yaml at the root, else the built-in default)")
@@ -74,7 +76,7 @@ a usage, configuration or policy error.`,
 // with fix, plans the fixes of the findings of the rules chosen (all when
 // none is); stderr hears the notes about the run's inputs (nil: none, for
 // the second run).
-func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer, dog *watchdog, rules []string) (string, *lint.Outcome, map[string]bool, error) {
+func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer, dog *watchdog, rules []string, unsafe bool) (string, *lint.Outcome, map[string]bool, error) {
 	run, err := prepare(ctx, f, args, stderr, dog)
 	if err != nil {
 		return "", nil, nil, err
@@ -95,7 +97,7 @@ func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer,
 			return "", nil, nil, usageErr("--rule %q: not a rule id or name (see buildgate rules)", r)
 		}
 	}
-	run.opts.Fix = &lint.FixOptions{Rules: want}
+	run.opts.Fix = &lint.FixOptions{Rules: want, Unsafe: unsafe}
 	dog.set("linting")
 	out, err := lint.Run(ctx, run.opts)
 	if err != nil {
@@ -124,11 +126,11 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	maxMemory = f.lint.maxMemoryMB << 20
 	dog := startWatchdog(stderr, f.lint.timeout)
 	defer dog.stop()
-	root, out, want, err := lintOnce(runCtx, f.lint, args, stderr, dog, f.rules)
+	root, out, want, err := lintOnce(runCtx, f.lint, args, stderr, dog, f.rules, f.unsafe)
 	if err != nil {
 		return err
 	}
-	changed, failed := 0, 0
+	changed := 0
 	// Why findings were not fixed, by whyKey, in file order: findings keep
 	// their order across the re-lint (a fix moves lines, never reorders
 	// them), so reasons are taken in the same order.
@@ -140,8 +142,10 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		}
 		return &exitError{code: exitUsage, msg: out.FixError.Error()}
 	}
-	planned := out.Fixes
-	for _, ff := range planned {
+	found := countFound(out.Findings, want)
+	hidden := 0
+	var writes []*lint.FixFile
+	for _, ff := range out.Fixes {
 		p := ff.Path
 		if ff.Refused != "" {
 			// Nothing in the file changes: every finding of it stays, for
@@ -154,6 +158,9 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		}
 		for _, d := range ff.Plan.Declined {
 			why[whyKey(d.Finding)] = append(why[whyKey(d.Finding)], d.Reason)
+			if d.Unsafe {
+				hidden++
+			}
 		}
 		if string(ff.New) == string(ff.Old) {
 			continue
@@ -165,15 +172,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 			}
 			continue
 		}
-		if err := safefile.Rewrite(root, p, ff.New); err != nil {
-			fmt.Fprintf(stderr, "buildgate: %s: not written: %s\n", report.SafePath(p), report.Visible(safefile.Describe(err)))
-			failed++
-			continue
-		}
-		fmt.Fprintf(stderr, "buildgate: fixed %s\n", report.SafePath(p))
-	}
-	if failed > 0 {
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("%d %s could not be written (the others were fixed)", failed, plural(failed, "file"))}
+		writes = append(writes, ff)
 	}
 	if f.diff {
 		if changed > 0 {
@@ -181,13 +180,18 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		}
 		return nil
 	}
+	written, err := writeAll(root, writes, why, stderr)
+	if err != nil {
+		return err
+	}
+	changed = written
 	// What is left: lint again (a fix must not leave the files worse).
 	afterCtx, cancelAfter := context.WithTimeout(ctx, f.lint.timeout)
 	defer cancelAfter()
 	dogAfter := startWatchdog(stderr, f.lint.timeout)
 	defer dogAfter.stop()
 	dogAfter.set("linting the fixed files")
-	_, after, _, err := lintOnce(afterCtx, f.lint, args, nil, dogAfter, f.rules)
+	_, after, _, err := lintOnce(afterCtx, f.lint, args, nil, dogAfter, f.rules, false)
 	if err != nil {
 		return err
 	}
@@ -200,11 +204,12 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 			}
 		}
 	}
-	if len(left) == 0 {
-		fmt.Fprintf(stderr, "buildgate: %d %s fixed, nothing left to fix\n", changed, plural(changed, "file"))
-		return nil
-	}
 	var b strings.Builder
+	summary := fixSummary(found, len(left), changed, hidden)
+	if len(left) == 0 {
+		_, err := io.WriteString(stdout, summary)
+		return err
+	}
 	failing := false
 	for _, fd := range left {
 		failing = failing || finding.SeverityRank(fd.Severity) >= failRank
@@ -214,7 +219,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		}
 		fmt.Fprintf(&b, "%s: %s: %s [%s] (not fixed: %s)\n", report.Where(fd), fd.Severity, report.Visible(fd.Message), report.Visible(fd.Rule+" "+fd.Name), report.Visible(reason))
 	}
-	fmt.Fprintf(&b, "%d %s fixed; %d %s left without a fix\n", changed, plural(changed, "file"), len(left), plural(len(left), "finding"))
+	b.WriteString(summary)
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
 		return err
 	}
@@ -236,4 +241,115 @@ func plural(n int, word string) string {
 // are told apart by their order).
 func whyKey(fd finding.Finding) string {
 	return fd.Path + "\x00" + fd.Rule + "\x00" + fd.Message
+}
+
+// countFound counts the findings of the rules chosen (all when none is).
+func countFound(fds []finding.Finding, want map[string]bool) int {
+	if len(want) == 0 {
+		return len(fds)
+	}
+	n := 0
+	for _, fd := range fds {
+		if want[fd.Rule] {
+			n++
+		}
+	}
+	return n
+}
+
+// fixSummary is ruff's line: "Found N findings (M fixed, K remaining)",
+// with the files changed and the fixes only --unsafe-fixes applies.
+func fixSummary(found, left, files, hidden int) string {
+	fixed := max(found-left, 0)
+	s := fmt.Sprintf("Found %s (%d fixed, %d remaining); %s changed", plural2(found, "finding"), fixed, left, plural2(files, "file"))
+	if hidden > 0 {
+		s += fmt.Sprintf("; %s more with --unsafe-fixes", plural2(hidden, "fix"))
+	}
+	if left == 0 {
+		s += "; nothing left to fix"
+	}
+	return s + ".\n"
+}
+
+func plural2(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if strings.HasSuffix(word, "x") {
+		return fmt.Sprintf("%d %ses", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// writeAll writes the fixed files as one transaction (docs/fix.md): each
+// new text goes to a temporary file first; a file changed since it was
+// read is not written, and neither is any file whose removal was planned
+// together with it (a removal another file's removal made possible); then
+// all are renamed, or, if one cannot be, none stays changed. It returns
+// how many files were written.
+func writeAll(root string, writes []*lint.FixFile, why map[string][]string, stderr io.Writer) (int, error) {
+	if len(writes) == 0 {
+		return 0, nil
+	}
+	txn, err := safefile.NewTxn(root)
+	if err != nil {
+		return 0, &exitError{code: exitUsage, msg: err.Error()}
+	}
+	defer func() { _ = txn.Close() }()
+	for _, ff := range writes {
+		txn.Add(ff.Path, ff.New, ff.Old, ff.Stamp)
+	}
+	if err := txn.Prepare(); err != nil {
+		return 0, &exitError{code: exitUsage, msg: fmt.Sprintf("not written: %s; no file was changed", report.Visible(err.Error()))}
+	}
+	dropped := map[string]bool{}
+	changedNow := txn.Changed()
+	for _, p := range changedNow {
+		dropped[p] = true
+		// A removal is planned with every other one (fix.Resolve): when
+		// one file changed under it, the others may rely on what it was.
+		for _, ff := range writes {
+			if ff.Path == p && len(ff.Plan.Gone) > 0 {
+				for _, other := range writes {
+					if len(other.Plan.Gone) > 0 {
+						dropped[other.Path] = true
+					}
+				}
+			}
+		}
+	}
+	n := 0
+	for _, ff := range writes {
+		if !dropped[ff.Path] {
+			n++
+			continue
+		}
+		txn.Drop(ff.Path)
+		reason := "the file changed since buildgate read it; run buildgate fix again"
+		if !contains(changedNow, ff.Path) {
+			reason = "a file whose removal it was planned with changed since buildgate read it; run buildgate fix again"
+		}
+		fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", report.SafePath(ff.Path), reason)
+		for _, fd := range ff.Fixables {
+			why[whyKey(fd)] = append([]string{reason}, why[whyKey(fd)]...)
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		return 0, &exitError{code: exitUsage, msg: fmt.Sprintf("not written: %s", report.Visible(err.Error()))}
+	}
+	for _, ff := range writes {
+		if !dropped[ff.Path] {
+			fmt.Fprintf(stderr, "buildgate: fixed %s\n", report.SafePath(ff.Path))
+		}
+	}
+	return n, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

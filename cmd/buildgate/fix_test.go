@@ -42,7 +42,7 @@ func TestFixPins(t *testing.T) {
 	// fix writes it: BOM, CR LF and mode kept; the suppressed finding and
 	// the file without findings untouched; nothing left.
 	r = runBin(t, dir, "fix", "--root", ".")
-	if r.code != 0 || !strings.Contains(r.stderr, "nothing left to fix") {
+	if r.code != 0 || !strings.Contains(r.stdout, "nothing left to fix") {
 		t.Fatalf("fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	b, _ := os.ReadFile(rocm)
@@ -86,7 +86,7 @@ func TestFixLeftovers(t *testing.T) {
 		"docker/Dockerfile.rocm": "FROM rocm/x\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mc && make -C /opt/mc && make app\n",
 	})
 	r := runBin(t, dir, "fix", "--root", ".", "--rule", "source-build-step")
-	if r.code != 1 || !strings.Contains(r.stdout, "docker/Dockerfile.rocm:2:5: error:") || !strings.Contains(r.stdout, "left without a fix") ||
+	if r.code != 1 || !strings.Contains(r.stdout, "docker/Dockerfile.rocm:2:5: error:") || !strings.Contains(r.stdout, "(0 fixed, 2 remaining)") ||
 		!strings.Contains(r.stdout, "(not fixed: no whole instruction of the source build to remove here") {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

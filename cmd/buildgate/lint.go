@@ -178,6 +178,15 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		SARIFSuppressed: f.sarifSuppr,
 		Baselined:       out.Baselined,
 		NotNew:          out.NotNew,
+		UnsafeFixable:   out.UnsafeFixes,
+	}
+	for _, fd := range out.Findings {
+		switch {
+		case fd.Fix != nil && fd.Fix.Unsafe:
+			res.UnsafeFixable++
+		case fd.Fix != nil:
+			res.Fixable++
+		}
 	}
 	// The watchdog keeps watching while the reports are written: their
 	// size is not the run's (findings that share one long fix text cost

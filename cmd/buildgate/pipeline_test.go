@@ -78,7 +78,7 @@ func TestFixCUDAPipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runBin(t, dir, "fix", "--root", ".", "--config", cuda)
-	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "1 file fixed") {
+	if r.code != 1 || !strings.Contains(r.stdout, "1 file changed") {
 		t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	got, err := os.ReadFile(filepath.Join(dir, ".buildkite/release-pipeline.yaml"))

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/fix"
 	"github.com/buildgate/buildgate/fixplan"
 )
 
@@ -11,12 +12,18 @@ import (
 type FixOptions struct {
 	// Rules, when not empty, are the ids of the only rules fixed.
 	Rules map[string]bool
+	// Unsafe applies the fixes that change what the build does beyond a
+	// finding's own element (--unsafe-fixes).
+	Unsafe bool
 }
 
 // Planned is where the fixes step puts a fix run's plan.
 type Planned struct {
 	Files []*fixplan.File
 	Err   error
+	// Unsafe counts the shown findings whose fix only --unsafe-fixes
+	// applies (a lint run's).
+	Unsafe int
 }
 
 // Fixes is the last step. A fix run (o not nil) plans the edits of the
@@ -31,7 +38,9 @@ type Planned struct {
 func Fixes(ctx context.Context, root string, rules []finding.Rule, o *FixOptions, all, suppressed *[]finding.Finding, planned *Planned) Step {
 	return Step{Name: "fixes", Fn: func(shown []finding.Finding) []finding.Finding {
 		if o == nil {
-			return fixplan.Offer(ctx, root, rules, *all, shown, *suppressed)
+			out, unsafe := fixplan.OfferCounted(ctx, root, rules, *all, shown, *suppressed)
+			planned.Unsafe = unsafe
+			return out
 		}
 		builtin := fixplan.Builtin(rules)
 		var sel []finding.Finding
@@ -40,7 +49,7 @@ func Fixes(ctx context.Context, root string, rules []finding.Rule, o *FixOptions
 				sel = append(sel, fd)
 			}
 		}
-		planned.Files, planned.Err = fixplan.Plan(ctx, root, sel, *suppressed)
+		planned.Files, planned.Err = fixplan.Plan(ctx, root, sel, *suppressed, fix.Options{Unsafe: o.Unsafe})
 		return shown
 	}}
 }

@@ -74,14 +74,39 @@ deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), object.unio
 # replacing them all would drop an upper bound or an exclusion the file
 # meant (`>=0.3.9,<1`); in pip's hash-checking mode the hashes name the
 # old version: no fix, a person decides.
-fix_of(m, d, r) := {"fix": {
-	"description": sprintf("require %s >= %s", [r.name, m.minimum]),
-	"replacement": sprintf(">=%s%s", [op_gap(r), m.minimum]),
-	"pos": pin.spec_span(r),
-}} if {
+#
+# The operator decides what the new clause is (issue 30): an exact pin
+# stays exact (`==0.3.9` becomes `==0.3.13`), a lower bound is raised;
+# anything else (`~=`, `<=`, `!=`, `==0.3.*`, `===`) turned into
+# `>=MINIMUM` would admit versions the file excludes now: that fix is
+# unsafe, and buildgate fix applies it only with --unsafe-fixes.
+fix_of(m, d, r) := {"fix": object.union(
+	{
+		"description": sprintf("require %s %s %s", [r.name, new_op(r), m.minimum]),
+		"replacement": sprintf("%s%s%s", [new_op(r), op_gap(r), m.minimum]),
+		"pos": pin.spec_span(r),
+	},
+	unsafe_of(r),
+)} if {
 	count(r.specifiers) == 1
 	not pin.hash_mode(d.path)
 } else := {}
+
+# new_op keeps an exact pin exact.
+new_op(r) := "==" if {
+	exact(r.specifiers[0])
+} else := ">="
+
+exact(s) if {
+	s.op == "=="
+	not endswith(s.version, ".*")
+}
+
+unsafe_of(r) := {} if {
+	exact(r.specifiers[0])
+} else := {} if {
+	r.specifiers[0].op in {">=", ">"}
+} else := {"unsafe": true}
 
 # op_gap keeps the file's style: a space between operator and version when
 # the specifier it replaces had one (`>= 0.3.9`), none when not (`>=0.3.9`).

@@ -117,3 +117,27 @@ test_fix_with_unusual_extras_and_tabs if {
 	some h in deny(["mooncake-transfer-engine-rocm\t>=\t0.3.9"])
 	h.fix.replacement == ">=\t0.3.13"
 }
+
+# Issue 30: an exact pin stays exact; a fix that would admit versions the
+# file excludes now is marked unsafe (buildgate fix --unsafe-fixes).
+test_fix_keeps_an_exact_pin_exact if {
+	some f in deny(["mooncake-transfer-engine-rocm==0.3.9"])
+	f.fix.replacement == "==0.3.13"
+	not f.fix.unsafe
+	some g in deny(["mooncake-transfer-engine-rocm >= 0.3.9"])
+	not g.fix.unsafe
+}
+
+test_fix_that_loosens_is_unsafe if {
+	every line in [
+		"mooncake-transfer-engine-rocm~=0.3.0",
+		"mooncake-transfer-engine-rocm<=0.3.13",
+		"mooncake-transfer-engine-rocm!=0.3.13",
+		"mooncake-transfer-engine-rocm==0.3.*",
+		"mooncake-transfer-engine-rocm===0.3.12",
+	] {
+		some f in deny([line])
+		f.fix.replacement == ">=0.3.13"
+		f.fix.unsafe == true
+	}
+}
