@@ -56,8 +56,11 @@ func wordClass(kind string) func(byte) bool {
 type Change struct {
 	Path     string
 	Old, New []byte
-	Gone     []Name // what the change removes that other files could name
-	Refused  string // why Resolve refused it, "" while it stands
+	// Edits make New of Old (a refusal cites Old's lines: the file the
+	// user has).
+	Edits   []Edit
+	Gone    []Name // what the change removes that other files could name
+	Refused string // why Resolve refused it, "" while it stands
 }
 
 // Resolve refuses each change that removes a name another file still
@@ -176,12 +179,27 @@ func (r *resolver) check(c *Change) bool {
 	for _, n := range c.Gone {
 		for _, p := range r.index[n] {
 			if p != c.Path {
-				c.Refused = fmt.Sprintf("%s would still name the %s (line %d) once fixed; fix them together by hand", p, n, r.named[p][n])
+				line := r.named[p][n]
+				if o := r.standing(p); o != nil && o.Edits != nil {
+					line = OldLine(o.Old, o.Edits, line) // the file as the user has it
+				}
+				c.Refused = fmt.Sprintf("%s would still name the %s (line %d) once fixed; fix them together by hand", p, n, line)
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// standing is p's change while it stands (its new text is what was
+// read), nil otherwise.
+func (r *resolver) standing(p string) *Change {
+	for _, c := range r.changes {
+		if c.Path == p && c.Refused == "" {
+			return c
+		}
+	}
+	return nil
 }
 
 // keepOld records that a refused change's file keeps its old text (what

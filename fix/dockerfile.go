@@ -128,7 +128,7 @@ func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan
 		err = checkDockerfile(path, fixed, p.removed, removedArgs)
 	}
 	if err != nil {
-		return declineAll(fs, fmt.Sprintf("the fixed file would %v; fix it by hand", err))
+		return declineAll(fs, fmt.Sprintf("the fixed file would %v; fix it by hand", oldLines(err, src, plan.Edits)))
 	}
 	for _, st := range doc.Stages {
 		if st.Name != "" && p.removed[strings.ToLower(st.Name)] {

@@ -65,7 +65,7 @@ func HCL(path string, src []byte, fs []finding.Finding) Plan {
 		err = checkHCL(path, fixed, p.gone)
 	}
 	if err != nil {
-		return declineAll(fs, fmt.Sprintf("the fixed file would %v; fix it by hand", err))
+		return declineAll(fs, fmt.Sprintf("the fixed file would %v; fix it by hand", oldLines(err, src, edits)))
 	}
 	for _, kind := range []string{"target", "group", "variable", "function"} {
 		k := kind
@@ -280,7 +280,7 @@ var lineRest = regexp.MustCompile(`^\s*,?\s*((#|//).*)?$`)
 // its last.
 func (p *hclPlan) ownLines(r hcl.Range) bool {
 	ls := bytes.LastIndexByte(p.src[:r.Start.Byte], '\n') + 1
-	if len(bytes.TrimSpace(p.src[ls:r.Start.Byte])) > 0 {
+	if len(bytes.TrimSpace(bytes.TrimPrefix(p.src[ls:r.Start.Byte], bom))) > 0 { // a byte order mark is no content (issue 30)
 		return false
 	}
 	le := bytes.IndexByte(p.src[r.End.Byte:], '\n')

@@ -29,7 +29,14 @@ func Pipeline(path string, src []byte, fs []finding.Finding) Plan {
 	if !ok || len(doc.Errors) > 0 {
 		return declineAll(fs, "the pipeline does not read without errors; fix it by hand")
 	}
-	pp := &pipePlan{src: src, doc: doc, goneEnv: map[int]bool{}, goneWords: map[[3]int]bool{}, lines: bytes.Split(src, []byte("\n"))}
+	pp := &pipePlan{src: src, doc: doc, goneEnv: map[int]bool{}, goneWords: map[[3]int]bool{}, lines: bytes.Split(src, []byte("\n")), findingLine: map[int]bool{}}
+	for _, fd := range fs {
+		// A line a finding is on is the source build's: what reads an
+		// entry there goes with it (a --build-arg NAME=$NAME option).
+		for l := fd.Pos.Line; l <= max(fd.Pos.Line, fd.Pos.EndLine); l++ {
+			pp.findingLine[l] = true
+		}
+	}
 	var plan Plan
 	for _, fd := range fs {
 		if reason := pp.finding(fd); reason != "" {
@@ -66,6 +73,9 @@ type pipePlan struct {
 	goneEnv   map[int]bool
 	goneWords map[[3]int]bool
 	lines     [][]byte // the file's lines, split once
+	// findingLine are the lines findings are on.
+	findingLine map[int]bool
+	reads       map[string][]int // varReads, made when an entry is first planned
 }
 
 func startsAt(p, q finding.Pos) bool { return p.Line == q.Line && p.Column == q.Column }
@@ -138,9 +148,58 @@ func (pp *pipePlan) env(i int) string {
 	if strings.TrimSpace(string(pp.src[ls:s])) != "" || strings.TrimSpace(stripComment(string(pp.src[end:le]))) != "" {
 		return "the entry shares its line with another (a flow mapping); change it by hand"
 	}
+	if pp.reads == nil {
+		pp.reads = varReads(pp.lines)
+	}
+	first, last := lineOf(pp.src, ls), lineOf(pp.src, max(le-1, ls))
+	for _, l := range pp.reads[e.Name] {
+		if (l < first || l > last) && !pp.findingLine[l] {
+			return fmt.Sprintf("line %d still reads %s (a step under set -u would fail, another would get it empty); remove them together by hand", l, e.Name)
+		}
+	}
 	pp.goneEnv[i] = true
 	pp.edits = append(pp.edits, Edit{Start: ls, End: le})
 	return ""
+}
+
+// varReads indexes, once per file, the lines that read each variable
+// ($NAME, ${NAME…}, a CI expression's env.NAME), comment lines aside.
+func varReads(lines [][]byte) map[string][]int {
+	ident := func(c byte) bool {
+		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	out := map[string][]int{}
+	for n, line := range lines {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 || t[0] == '#' {
+			continue
+		}
+		for k := 0; k < len(line); k++ {
+			var from int
+			switch {
+			case line[k] == '$' && k+1 < len(line) && line[k+1] == '{':
+				from = k + 2
+			case line[k] == '$':
+				from = k + 1
+			case bytes.HasPrefix(line[k:], []byte("env.")) && (k == 0 || !ident(line[k-1])):
+				from = k + 4
+			default:
+				continue
+			}
+			e := from
+			for e < len(line) && ident(line[e]) {
+				e++
+			}
+			if e > from {
+				name := string(line[from:e])
+				if l := out[name]; len(l) == 0 || l[len(l)-1] != n+1 {
+					out[name] = append(out[name], n+1)
+				}
+				k = e - 1
+			}
+		}
+	}
+	return out
 }
 
 // sameMapping reports whether two env entries are of one mapping: the
@@ -186,6 +245,55 @@ func lineBounds(src []byte, s, end int) (int, int) {
 	return ls, le
 }
 
+// optionEdit is the edit removing an option that spans src[s:end] from a
+// command line: its line when it is alone on a continued line (or on the
+// last one, with the backslash before it), else its words and the blanks
+// before them; why it cannot be cut otherwise.
+func optionEdit(src []byte, s, end int) (Edit, string) {
+	ls, le := lineBounds(src, s, end)
+	rest := strings.TrimRight(string(src[end:le]), " \t\r\n")
+	if strings.TrimSpace(string(src[ls:s])) == "" && strings.TrimSpace(rest) == `\` {
+		// Alone on a continued line: the line goes.
+		return Edit{Start: ls, End: le}, ""
+	}
+	if b, ok := lastContinued(src, ls, s); ok && strings.TrimSpace(rest) == "" {
+		// Alone on the last line of a continued command: the line goes
+		// with the backslash that continued the line before it, which
+		// would otherwise continue onto nothing (issue 30).
+		return Edit{Start: b, End: end + len(rest)}, ""
+	}
+	b := s
+	for b > ls && (src[b-1] == ' ' || src[b-1] == '\t') {
+		b--
+	}
+	if b == ls {
+		return Edit{}, "the option starts its line; change it by hand"
+	}
+	return Edit{Start: b, End: end}, ""
+}
+
+// lastContinued reports, for an option starting at s on the line starting
+// at ls with nothing before it, whether the line before ends with a
+// continuation backslash, and where the blanks before that backslash
+// start.
+func lastContinued(src []byte, ls, s int) (int, bool) {
+	if strings.TrimSpace(string(src[ls:s])) != "" || ls < 2 {
+		return 0, false
+	}
+	i := ls - 1 // the newline ending the line before
+	if i > 0 && src[i-1] == '\r' {
+		i--
+	}
+	if i == 0 || src[i-1] != '\\' {
+		return 0, false
+	}
+	b := i - 1
+	for b > 0 && (src[b-1] == ' ' || src[b-1] == '\t') {
+		b--
+	}
+	return b, true
+}
+
 // option removes the --build-arg (or --set) option word wi of a command
 // belongs to.
 func (pp *pipePlan) option(si, ci, wi int) string {
@@ -215,21 +323,11 @@ func (pp *pipePlan) option(si, ci, wi int) string {
 	if err != nil {
 		return err.Error()
 	}
-	ls, le := lineBounds(pp.src, s, end)
-	rest := strings.TrimRight(string(pp.src[end:le]), " \t\r\n")
-	if strings.TrimSpace(string(pp.src[ls:s])) == "" && strings.TrimSpace(rest) == `\` {
-		// Alone on a continued line: the line goes.
-		pp.edits = append(pp.edits, Edit{Start: ls, End: le})
-	} else {
-		b := s
-		for b > ls && (pp.src[b-1] == ' ' || pp.src[b-1] == '\t') {
-			b--
-		}
-		if b == ls {
-			return "the option starts its line; change it by hand"
-		}
-		pp.edits = append(pp.edits, Edit{Start: b, End: end})
+	e, why := optionEdit(pp.src, s, end)
+	if why != "" {
+		return why
 	}
+	pp.edits = append(pp.edits, e)
 	for i := first; i <= wi; i++ {
 		pp.goneWords[[3]int{si, ci, i}] = true
 	}

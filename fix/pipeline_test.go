@@ -112,3 +112,34 @@ func TestPipelinePlanOrderAndScale(t *testing.T) {
 		}
 	}
 }
+
+// Issue 30, item 2: an environment entry goes only with every line that
+// reads it. A kept step reading it (a shell expansion, a CI expression)
+// keeps the entry; a --build-arg option that goes with it does not.
+func TestPipelineEnvGoesWithItsReaders(t *testing.T) {
+	head := "env:\n  KEEP: 1\n  MOONCAKE_COMMIT: abc\nsteps:\n"
+	for _, c := range []struct {
+		name, steps string
+		fs          []finding.Finding
+		kept        bool
+	}{
+		{"a set -u step reads it", "  - command: |\n      set -u\n      echo \"${MOONCAKE_COMMIT}\" > version.txt\n", nil, true},
+		{"a bare $NAME read", "  - command: tar czf out-$MOONCAKE_COMMIT.tgz dist\n", nil, true},
+		{"a CI expression reads it", "  - uses: actions/upload-artifact@v4\n    with:\n      name: wheel-${{ env.MOONCAKE_COMMIT }}\n", nil, true},
+		{"only the --build-arg that goes reads it", "  - command: docker build --build-arg MOONCAKE_COMMIT=$MOONCAKE_COMMIT --build-arg A=1 .\n", []finding.Finding{at(ruleArg, 5, 40)}, false},
+		{"a longer name is another variable", "  - command: echo \"$MOONCAKE_COMMIT_X ${MOONCAKE_COMMITTED}\"\n", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := head + c.steps
+			fs := append([]finding.Finding{at(ruleArg, 3, 3)}, c.fs...)
+			p := Pipeline(".github/workflows/b.yml", []byte(src), fs)
+			got, _ := Apply([]byte(src), p.Edits)
+			if kept := strings.Contains(string(got), "MOONCAKE_COMMIT: abc"); kept != c.kept {
+				t.Errorf("entry kept %v, want %v\n%s\n%+v", kept, c.kept, got, p.Declined)
+			}
+			if c.kept && (len(p.Declined) == 0 || !strings.Contains(p.Declined[0].Reason, "still reads MOONCAKE_COMMIT")) {
+				t.Errorf("reason: %+v", p.Declined)
+			}
+		})
+	}
+}

@@ -58,7 +58,7 @@ func Shell(path string, src []byte, fs []finding.Finding, opt Options) Plan {
 	named := namedVars(f, offs)
 	for range 8 {
 		p = &shPlan{src: src, offs: offs, funcs: funcs, funcBody: bodies, vars: vars, set: map[string]bool{}, setN: map[string]int{}, names: map[string]map[string]bool{}, fixed: make([]bool, len(fs)),
-			named: named, opt: opt, unsafe: map[int]string{}, loopVar: map[string]bool{},
+			named: named, opt: opt, sites: sites, unsafe: map[int]string{}, loopVar: map[string]bool{},
 			cut: newLineCut(src, func(l []byte) bool { return l[0] == '#' })}
 		p.stmts(f.Stmts)
 		next := map[string]bool{}
@@ -129,6 +129,7 @@ type shPlan struct {
 	setN    map[string]int  // function NUL name: how many of its assignments go, this round
 	named   map[string]bool // the variables a finding names somewhere (their expansion or assignment)
 	opt     Options
+	sites   map[string]int             // function NUL name: how many assignments give it a value
 	unsafe  map[int]string             // by finding: why its unit goes only with --unsafe-fixes
 	loopVar map[string]bool            // the variables of the loops over source-build names being weighed
 	names   map[string]map[string]bool // by function ("" at the top): the names removed commands set
@@ -180,6 +181,7 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 		if p.removable(st) {
 			return p.remove(st)
 		}
+		p.buildArgs(c)
 	case *syntax.DeclClause:
 		if p.lists(st) {
 			return false
@@ -256,7 +258,7 @@ func (p *shPlan) remove(st *syntax.Stmt) bool {
 func (p *shPlan) own(pos, end syntax.Pos) bool {
 	s, e := int(pos.Offset()), int(end.Offset())
 	ls := bytes.LastIndexByte(p.src[:s], '\n') + 1
-	if len(bytes.TrimSpace(p.src[ls:s])) > 0 {
+	if len(bytes.TrimSpace(bytes.TrimPrefix(p.src[ls:s], bom))) > 0 { // a byte order mark is no content (issue 30)
 		return false
 	}
 	rest := p.src[e:]
@@ -333,6 +335,10 @@ func (p *shPlan) recordedParts(st *syntax.Stmt) (words []*syntax.Word, assigns [
 func (p *shPlan) namedAssigns(assigns []*syntax.Assign, decl bool) (named, other int) {
 	for _, a := range assigns {
 		switch {
+		case decl && a.Naked && a.Name != nil && p.sites[p.fn+"\x00"+a.Name.Value]+p.sites["\x00"+a.Name.Value] > 0 && !p.vars[p.fn+"\x00"+a.Name.Value] && !p.vars["\x00"+a.Name.Value]:
+			// `export KEY` goes with the assignments of KEY (issue 30):
+			// while one stays, a child process still needs it exported.
+			other++
 		case decl && a.Name != nil && p.vars[p.fn+"\x00"+a.Name.Value] && (a.Value == nil || emptyWord(a.Value)):
 			named++ // local x / local x="" of a variable a removed command of this function sets
 		case len(p.in(a)) > 0 && a.Array == nil && !listValue(a):

@@ -5,9 +5,11 @@ package fix
 // what their safety depends on (is the body only about the source build).
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -330,4 +332,70 @@ func oldLines(err error, src []byte, edits []Edit) string {
 		n, _ := strconv.Atoi(m[1])
 		return "line " + strconv.Itoa(OldLine(src, edits, n))
 	})
+}
+
+// buildTools are the programs whose `build` (or `buildx build`, `bake`)
+// takes --build-arg NAME=VALUE options.
+var buildTools = map[string]bool{"docker": true, "podman": true, "buildah": true, "nerdctl": true}
+
+// buildArgs removes, from a `docker build` (buildx build, podman/buildah
+// build) command of a script, the `--build-arg NAME=…` options whose NAME a
+// finding names, as the CI pipeline planner does (issue 30: a script that
+// passes the source build's arguments keeps its other options).
+func (p *shPlan) buildArgs(c *syntax.CallExpr) {
+	if len(c.Args) < 3 || !buildTools[c.Args[0].Lit()] {
+		return
+	}
+	building := false
+	for _, a := range c.Args[1:] {
+		if l := a.Lit(); l == "build" || l == "bake" || l == "bud" {
+			building = true
+		}
+	}
+	if !building {
+		return
+	}
+	for i := 1; i < len(c.Args); i++ {
+		w := c.Args[i]
+		first := w
+		switch {
+		case c.Args[i-1].Lit() == "--build-arg":
+			first = c.Args[i-1]
+		case strings.HasPrefix(w.Lit(), "--build-arg="):
+		default:
+			continue
+		}
+		is := p.in(w)
+		if len(is) == 0 || !literalWord(w) {
+			continue
+		}
+		// The finding must name the argument, not its value.
+		name, _, _ := strings.Cut(strings.TrimPrefix(literalText(w), "--build-arg="), "=")
+		if !p.named[name] && !p.nameAt(is, w, name) {
+			continue
+		}
+		e, why := optionEdit(p.src, int(first.Pos().Offset()), int(w.End().Offset()))
+		if why != "" {
+			continue
+		}
+		p.inline = append(p.inline, e)
+		for _, k := range is {
+			p.fixed[k] = true
+		}
+	}
+}
+
+// nameAt reports whether one of the findings is on name's place in w.
+func (p *shPlan) nameAt(is []int, w *syntax.Word, name string) bool {
+	at := bytes.Index(p.src[w.Pos().Offset():w.End().Offset()], []byte(name))
+	if at < 0 {
+		return false
+	}
+	start := int(w.Pos().Offset()) + at
+	for _, i := range is {
+		if p.offs[i] >= start && p.offs[i] < start+len(name) {
+			return true
+		}
+	}
+	return false
 }

@@ -145,7 +145,7 @@ func plan(ctx context.Context, root string, r *os.Root, byPath, suppressed map[s
 			continue
 		}
 		ff.New = updated
-		c := &fix.Change{Path: p, Old: old, New: updated, Gone: ff.Plan.Gone}
+		c := &fix.Change{Path: p, Old: old, New: updated, Edits: edits, Gone: ff.Plan.Gone}
 		changes = append(changes, c)
 		byChange[c] = ff
 	}

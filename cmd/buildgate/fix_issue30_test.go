@@ -1,0 +1,167 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The shape of vLLM's ROCm files (an abridged rendition written for
+// these tests; the real ones are ../shared/corpus/vllm/after and latest):
+// a Dockerfile with the Mooncake stage chain, a bake file with its
+// cache-only target, and a CI script with lines that name no Mooncake
+// word but hold fragments ("use source", "ci.hcl", "Build mode: ci_base")
+// next to expansions.
+const (
+	i30Dockerfile = "FROM rocm/dev AS base\n\nFROM base AS mooncake_source\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mc\n\nFROM mooncake_source AS build_mooncake\nRUN cd /opt/mc && make\n\nFROM base AS ci_base\nRUN echo ci\n"
+	i30Bake       = "target \"ci-base-rocm-ci\" {\n  target = \"ci_base\"\n}\n\ntarget \"mooncake-rocm-ci\" {\n  target = \"build_mooncake\"\n}\n"
+	i30Pin        = "mooncake-transfer-engine-rocm >= 0.3.13\n"
+)
+
+// Issue 30, item 1: only a whole word names a stage or a target.
+func TestFixCrossFileWholeWords(t *testing.T) {
+	t.Parallel()
+	script := "#!/bin/bash\nset -euo pipefail\n" +
+		"echo \"Non-canonical cache writes use source scope: ${CI_BASE_WRITE_SCOPE:-}\"\n" +
+		"echo \"--- :page_facing_up: Loading ci.hcl ${X:-}\"\n" +
+		"echo \"Build mode: ci_base ${Y:-}\"\n" +
+		"docker buildx bake -f docker/ci-rocm.hcl \"${TARGET:-ci-base-rocm-ci}\"\n"
+	for _, c := range []struct {
+		name, script string
+		fixed        bool
+	}{
+		{"fragments beside expansions name nothing", script, true},
+		{"variant: a fragment of a stage name in a path", script + "ls /opt/build_${ARCH:-x}/mooncake\n", true},
+		{"variant: a word bash builds from a loop's values still names the target", script + "for dep in nixl mooncake; do docker buildx bake \"${dep}-rocm-ci\"; done\n", false},
+		{"variant: a brace expansion still names it", script + "docker buildx bake {nixl,mooncake}-rocm-ci\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, map[string]string{"docker/Dockerfile.rocm": i30Dockerfile, "docker/ci-rocm.hcl": i30Bake, "requirements/rocm.txt": i30Pin, ".buildkite/scripts/ci-bake-rocm.sh": c.script})
+			r := runBin(t, dir, "fix", "--root", ".")
+			b, _ := os.ReadFile(filepath.Join(dir, "docker/ci-rocm.hcl"))
+			if fixed := !strings.Contains(string(b), "mooncake-rocm-ci"); fixed != c.fixed {
+				t.Errorf("bake file fixed %v, want %v\n%s%s", fixed, c.fixed, r.stdout, r.stderr)
+			}
+			if c.fixed && r.code != 0 {
+				t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// Issue 30, item 4: where the image installs its Python packages from a
+// command and does not read the configured requirements file, fix adds
+// the pin there and creates no file nothing reads; a step gated on the
+// switch that names no part of the source build stays with its switch
+// (an unsafe fix, listed); the source build's section comments and the
+// PATH entry of its toolchain go.
+func TestFixKeepsWhatTheImageDoes(t *testing.T) {
+	t.Parallel()
+	df := "FROM rocm/dev\nARG INSTALL_MOONCAKE=1\nARG MOONCAKE_REPO=https://github.com/kvcache-ai/Mooncake.git\n\n" +
+		"# ==== Mooncake TransferEngine ====\n# Built from source with Go for its etcd wrapper.\n" +
+		"ENV PATH=\"/usr/local/go/bin:${PATH}\"\n" +
+		"RUN if [ \"${INSTALL_MOONCAKE}\" = \"1\" ]; then \\\n        curl -fsSL https://go.dev/dl/go1.22.2.linux-amd64.tar.gz | tar -C /usr/local -xz && rm -rf /usr/local/go/pkg/tool && \\\n        git clone ${MOONCAKE_REPO} /app/mooncake && cd /app/mooncake && cmake . && make install; \\\n    fi\n\n" +
+		"# RDMA provider, required for correct RDMA operation.\n" +
+		"RUN if [ \"${INSTALL_MOONCAKE}\" = \"1\" ]; then \\\n        apt-get install -y ./libionic1.deb; \\\n    fi\n\n" +
+		"RUN pip install --no-cache-dir msgpack quart\n"
+	dir := writeTree(t, map[string]string{"docker/Dockerfile": df})
+	if r := runBin(t, dir, "lint", "--root", "."); !strings.Contains(r.stdout, "fixable with `buildgate fix` (1 more with --unsafe-fixes)") {
+		t.Errorf("lint:\n%s", r.stdout)
+	}
+	r := runBin(t, dir, "fix", "--root", ".")
+	b, _ := os.ReadFile(filepath.Join(dir, "docker/Dockerfile"))
+	got := string(b)
+	for _, want := range []string{"ARG INSTALL_MOONCAKE=1", "libionic1", `quart "mooncake-transfer-engine-rocm>=0.3.13"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lost %q:\n%s", want, got)
+		}
+	}
+	for _, gone := range []string{"MOONCAKE_REPO", "==== Mooncake", "/usr/local/go/bin", "git clone"} {
+		if strings.Contains(got, gone) {
+			t.Errorf("left %q:\n%s", gone, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "requirements/rocm.txt")); err == nil {
+		t.Error("created requirements/rocm.txt, which the image does not read")
+	}
+	if r.code != 1 || !strings.Contains(r.stdout, "1 remaining") || !strings.Contains(r.stdout, "1 fix more with --unsafe-fixes") || !strings.Contains(r.stdout, "unsafe fix: removing this switch also stops the RUN at line") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBin(t, dir, "fix", "--root", ".", "--unsafe-fixes")
+	b, _ = os.ReadFile(filepath.Join(dir, "docker/Dockerfile"))
+	if r.code != 0 || strings.Contains(string(b), "INSTALL_MOONCAKE") || strings.Contains(string(b), "RDMA provider") {
+		t.Errorf("--unsafe-fixes: exit %d\n%s%s\n%s", r.code, r.stdout, r.stderr, b)
+	}
+}
+
+// Issue 30, item 5: the smaller defects.
+func TestFixSmallerDefects(t *testing.T) {
+	t.Parallel()
+	// A byte order mark does not block removing a block on line 1.
+	dir := writeTree(t, map[string]string{"docker/docker-bake.hcl": "\ufeffvariable \"MOONCAKE_BRANCH\" {\n  default = \"\"\n}\n\ntarget \"app\" {\n  args = { X = \"1\" }\n}\n", "requirements/rocm.txt": i30Pin})
+	if r := runBin(t, dir, "fix", "--root", "."); r.code != 0 {
+		t.Errorf("BOM: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "docker/docker-bake.hcl")); string(b) != "\ufefftarget \"app\" {\n  args = { X = \"1\" }\n}\n" {
+		t.Errorf("BOM: %q", b)
+	}
+
+	// A --build-arg on the last line of a continued command goes with the
+	// backslash before it, in a CI pipeline and in a script.
+	yml := "steps:\n  - command: |\n      docker build -f docker/Dockerfile.rocm \\\n        --build-arg BASE=x \\\n        --build-arg MOONCAKE_BRANCH=v0.3.9\n      echo done\n"
+	sh := "#!/bin/bash\ndocker build -f docker/Dockerfile.rocm \\\n  --build-arg BASE=x \\\n  --build-arg MOONCAKE_BRANCH=v0.3.9\necho done\n"
+	dir = writeTree(t, map[string]string{".buildkite/pipeline.yml": yml, "ci/build.sh": sh, "requirements/rocm.txt": i30Pin})
+	if r := runBin(t, dir, "fix", "--root", "."); r.code != 0 {
+		t.Errorf("continuation: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ".buildkite/pipeline.yml"))
+	if string(b) != "steps:\n  - command: |\n      docker build -f docker/Dockerfile.rocm \\\n        --build-arg BASE=x\n      echo done\n" {
+		t.Errorf("pipeline: %q", b)
+	}
+	b, _ = os.ReadFile(filepath.Join(dir, "ci/build.sh"))
+	if string(b) != "#!/bin/bash\ndocker build -f docker/Dockerfile.rocm \\\n  --build-arg BASE=x\necho done\n" {
+		t.Errorf("script: %q", b)
+	}
+	if bash, err := exec.LookPath("bash"); err == nil {
+		if out, err := exec.Command(bash, "-n", filepath.Join(dir, "ci/build.sh")).CombinedOutput(); err != nil {
+			t.Errorf("bash -n: %v %s", err, out)
+		}
+	}
+
+	// An exact pin below the minimum stays exact; a pin the fix would
+	// loosen waits for --unsafe-fixes.
+	dir = writeTree(t, map[string]string{"requirements/rocm.txt": "mooncake-transfer-engine-rocm==0.3.9\n"})
+	if r := runBin(t, dir, "fix", "--root", "."); r.code != 0 || !strings.Contains(r.stdout, "Found 1 finding (1 fixed, 0 remaining)") {
+		t.Errorf("exact: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "requirements/rocm.txt")); string(b) != "mooncake-transfer-engine-rocm==0.3.13\n" {
+		t.Errorf("exact: %q", b)
+	}
+	dir = writeTree(t, map[string]string{"requirements/rocm.txt": "mooncake-transfer-engine-rocm~=0.3.0\n"})
+	if r := runBin(t, dir, "fix", "--root", "."); r.code != 1 || !strings.Contains(r.stdout, "unsafe fix: require mooncake-transfer-engine-rocm >= 0.3.13") {
+		t.Errorf("~=: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runBin(t, dir, "fix", "--root", ".", "--unsafe-fixes"); r.code != 0 {
+		t.Errorf("~= --unsafe-fixes: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// A read-only file is not rewritten, and says why.
+	dir = writeTree(t, map[string]string{"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.9\n"})
+	p := filepath.Join(dir, "requirements/rocm.txt")
+	if err := os.Chmod(p, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, dir, "fix", "--root", ".")
+	if b, _ := os.ReadFile(p); string(b) != "mooncake-transfer-engine-rocm>=0.3.9\n" || r.code != 1 || !strings.Contains(r.stdout, "read-only (mode 0444)") {
+		t.Errorf("0444: exit %d %q\n%s%s", r.code, b, r.stdout, r.stderr)
+	}
+
+	// The summary and what is left go to stdout, nothing left too.
+	dir = writeTree(t, map[string]string{"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.9\n"})
+	if r := runBin(t, dir, "fix", "--root", "."); r.stdout != "Found 1 finding (1 fixed, 0 remaining); 1 file changed; nothing left to fix.\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+}

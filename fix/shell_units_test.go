@@ -1,0 +1,97 @@
+package fix
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/buildgate/buildgate/finding"
+)
+
+// Issue 30, item 2: units left half removed. Each unit with variants:
+// the shape vLLM's real ci-bake-rocm.sh and the issue's reproductions
+// have, and the neighbours that must stay.
+func TestShellUnits(t *testing.T) {
+	safe := func(src []byte, fs []finding.Finding) Plan { return Shell("ci.sh", src, fs, Options{}) }
+	runPlans(t, safe, []planCase{
+		{
+			name:    "a for over only source-build names goes whole, never `for var in; do`",
+			src:     "pins() {\n    local val=\"\"\n    for var in A_BRANCH B_BRANCH; do\n        echo \"$var\"\n    done\n\n    # The toolchain pins, read the same way.\n    for var in MOONCAKE_BRANCH MOONCAKE_GO_VERSION; do\n        val=$(printf '%s' \"${var}\")\n        if [[ -n \"${val}\" ]]; then\n            export \"${var}=${val}\"\n        fi\n    done\n}\npins\n",
+			needles: [][2]string{{ruleArg, "MOONCAKE_BRANCH M"}, {ruleArg, "MOONCAKE_GO_VERSION;"}},
+			// val was only set in the loop: its declaration goes too.
+			want: "pins() {\n    for var in A_BRANCH B_BRANCH; do\n        echo \"$var\"\n    done\n}\npins\n",
+		},
+		{
+			name:    "variant: a for over source-build names at the top, with a comment block",
+			src:     "set -e\n\n# Mooncake pins\nfor v in MC_REPO MC_BRANCH; do\n  echo \"$v=${!v:-}\"\ndone\n\necho done\n",
+			needles: [][2]string{{ruleArg, "MC_REPO "}, {ruleArg, "MC_BRANCH;"}},
+			want:    "set -e\n\necho done\n",
+		},
+		{
+			name:     "variant: a for over source-build names whose body pushes: unsafe, declined",
+			src:      "for t in mc-ci mc-src; do\n  docker push \"registry/app:latest\"\ndone\necho done\n",
+			needles:  [][2]string{{ruleStage, "mc-ci "}, {ruleStage, "mc-src;"}},
+			want:     "for t in mc-ci mc-src; do\n  docker push \"registry/app:latest\"\ndone\necho done\n",
+			declined: 2,
+		},
+		{
+			name:    "an if on a variable only removed commands set goes with its body (the key, its export and echo)",
+			src:     "keys() {\n    local mc_branch=\"\"\n    local nixl=\"\"\n    nixl=$(printf x)\n    mc_branch=$(printf '%s' \"MC_BRANCH\")\n    echo \"$nixl\"\n\n    if [[ -n \"${mc_branch}\" ]]; then\n        MC_KEY=$(printf '%s' \"${mc_branch}\" | sha256sum | cut -c1-16)\n        export MC_KEY\n        echo \"Mooncake cache key: ${MC_KEY}\"\n    fi\n}\nkeys\n",
+			needles: [][2]string{{ruleArg, "MC_BRANCH\")"}, {ruleCache, "MC_KEY=$("}, {ruleCache, "MC_KEY\n"}, {ruleCache, "MC_KEY}\""}},
+			want:    "keys() {\n    local nixl=\"\"\n    nixl=$(printf x)\n    echo \"$nixl\"\n}\nkeys\n",
+		},
+		{
+			name:    "variant: an if on a source-build variable anded with another test, calling the script's functions",
+			src:     "ref_exists() { docker buildx imagetools inspect \"$1\" >/dev/null 2>&1; }\nadd() { T+=(\"$1\"); }\nmode=missing\nif [[ \"${mode}\" != \"always\" && -n \"${MC_KEY:-}\" ]]; then\n    ref=\"cache:mc-${MC_KEY}\"\n    if ref_exists \"${ref}\"; then\n        echo \"exists: ${ref}\"\n    else\n        add \"mc-rocm-ci\"\n    fi\nfi\necho \"$mode\"\n",
+			needles: [][2]string{{ruleCache, "MC_KEY:-}\" ]]"}, {ruleCache, "MC_KEY}\"\n"}, {ruleStage, "mc-rocm-ci"}},
+			want:    "ref_exists() { docker buildx imagetools inspect \"$1\" >/dev/null 2>&1; }\nadd() { T+=(\"$1\"); }\nmode=missing\necho \"$mode\"\n",
+		},
+		{
+			name:     "variant: an if true when the variable is empty (-z) stays",
+			src:      "if [[ -z \"${MC_KEY:-}\" ]]; then\n    echo \"no key\"\nfi\necho done\n",
+			needles:  [][2]string{{ruleCache, "MC_KEY"}},
+			want:     "if [[ -z \"${MC_KEY:-}\" ]]; then\n    echo \"no key\"\nfi\necho done\n",
+			declined: 1,
+		},
+		{
+			name:     "variant: an if on the source build whose body does other work is an unsafe fix",
+			src:      "if [[ -n \"${MC_BRANCH:-}\" ]]; then\n    apt-get install -y libibverbs1\nfi\necho done\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH"}},
+			want:     "if [[ -n \"${MC_BRANCH:-}\" ]]; then\n    apt-get install -y libibverbs1\nfi\necho done\n",
+			declined: 1,
+		},
+		{
+			name:     "an export stays while an assignment of its variable stays",
+			src:      "MC_KEY=$(curl -s https://example.com/key)\nexport MC_KEY\n./build.sh\n",
+			needles:  [][2]string{{ruleCache, "MC_KEY=$("}, {ruleCache, "MC_KEY\n./"}},
+			want:     "MC_KEY=$(curl -s https://example.com/key)\nexport MC_KEY\n./build.sh\n",
+			declined: 2,
+		},
+		{
+			name:    "variant: assignment, export and echo of a key go together",
+			src:     "MC_KEY=$(printf '%s' \"v1\" | sha256sum | cut -c1-16)\nexport MC_KEY\necho \"key: ${MC_KEY}\"\n./build.sh\n",
+			needles: [][2]string{{ruleCache, "MC_KEY=$("}, {ruleCache, "MC_KEY\necho"}, {ruleCache, "MC_KEY}\""}},
+			want:    "./build.sh\n",
+		},
+	})
+	// With --unsafe-fixes the unsafe units go.
+	src := "if [[ -n \"${MC_BRANCH:-}\" ]]; then\n    apt-get install -y libibverbs1\nfi\necho done\n"
+	fs := []finding.Finding{on(t, ruleArg, src, "MC_BRANCH")}
+	p := Shell("ci.sh", []byte(src), fs, Options{})
+	if len(p.Declined) != 1 || !p.Declined[0].Unsafe || !strings.Contains(p.Declined[0].Reason, "--unsafe-fixes") {
+		t.Errorf("safe: %+v", p.Declined)
+	}
+	p = Shell("ci.sh", []byte(src), fs, Options{Unsafe: true})
+	if got, _ := Apply([]byte(src), p.Edits); string(got) != "echo done\n" {
+		t.Errorf("unsafe: %q", got)
+	}
+}
+
+// Refusal reasons cite the user's file, not the fixed text (issue 30,
+// item 5): the line of a read left behind is the line it has now.
+func TestShellRefusalCitesTheUsersLine(t *testing.T) {
+	src := "A=1\nB=2\nMC_X=$(printf v)\nC=3\necho \"$MC_X\" other\n"
+	p := Shell("ci.sh", []byte(src), []finding.Finding{on(t, ruleArg, src, "MC_X=")}, Options{})
+	if len(p.Declined) != 1 || !strings.Contains(p.Declined[0].Reason, "(line 5)") {
+		t.Errorf("%+v", p.Declined)
+	}
+}
