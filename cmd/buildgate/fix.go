@@ -31,9 +31,17 @@ func newFixCmd() *cobra.Command {
 		Long: `Fix lints as lint does (same discovery, configuration, suppressions and
 root) and applies the fixes of the findings: byte-range edits of the files
 as they are, never a re-printed file. A suppressed finding is never fixed.
-Each fixed file is written through the root to a temporary file renamed
-over it, keeping its mode, line endings and byte order mark; a symbolic
-link is never followed. Fixing twice changes nothing the second time.
+The files are written as one transaction through the root: every new text
+to a temporary file first, then, when all are written and each file is
+still as it was read (size, time, checksum), renamed over them; else none
+is changed. Mode, line endings and byte order mark are kept; a symbolic
+link is never followed; a read-only file is not rewritten. Fixing twice
+changes nothing the second time.
+
+Safe and unsafe fixes, as in ruff: a fix that changes what the build does
+beyond its finding (a switch that also gates a step naming no part of the
+source build, a pin that would admit versions it excludes now) is listed
+and applied only with --unsafe-fixes.
 
 The pin rules: BG201 adds the pin line to the requirements file (creating
 it when it is missing), BG202 puts a specifier that meets the minimum in
@@ -45,7 +53,9 @@ not refer to anything removed, or that file is left as it was; a finding
 that is not fixed is listed with the reason (docs/fix.md).
 
 With --diff nothing is written: the changes are printed as a unified diff
-(for patch -p1) and the exit status is 1 when there are any.
+(for patch -p1) and the exit status is 1 when there are any. Otherwise the
+findings left and a summary ("Found N findings (M fixed, K remaining)")
+are printed on stdout.
 
 Exit status: 0 when nothing is left to fix, 1 when findings remain that
 have no fix (all are listed; as with lint, only those of --fail-on's
