@@ -2,6 +2,7 @@ package fix
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/buildgate/buildgate/finding"
@@ -447,8 +448,22 @@ func (p *dockerPlan) toolPaths(cut *lineCut) {
 				continue
 			}
 			inGone, inKept := false, false
+			base := path.Base(dir) // go, for /usr/local/go
 			for _, o := range all {
-				if o.Pos.Line == ins.Pos.Line || !strings.Contains(o.Original, dir) {
+				if o.Pos.Line == ins.Pos.Line {
+					continue
+				}
+				// A kept step that runs the toolchain by name (`go
+				// build`) needs the PATH entry, wherever it got the
+				// toolchain from.
+				if !gone(o) && o.Shell != nil && o.Pos.Line > ins.Pos.Line {
+					for _, c := range o.Shell.Commands {
+						if c.Name == base {
+							inKept = true
+						}
+					}
+				}
+				if !strings.Contains(o.Original, dir) {
 					continue
 				}
 				if gone(o) {

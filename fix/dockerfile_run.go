@@ -75,10 +75,21 @@ func (p *dockerPlan) installWordsOnly(ins loader.Instruction) bool {
 	for _, c := range ins.Shell.Commands {
 		var mine []loader.Word
 		others := 0
+		reqs := map[string]int{}
+		if c.Pip != nil {
+			for _, r := range c.Pip.Requirements {
+				reqs[r.Raw]++
+			}
+		}
 		for _, w := range c.Words {
 			switch {
-			case under(w.Text):
+			case under(w.Text) && reqs[w.Text] == 1:
 				mine = append(mine, w)
+			case under(w.Text):
+				// An option's value (-c /mc/constraints.txt, --find-links
+				// /mc) or a word pip does not read as a requirement:
+				// taking it out would hand the option another value.
+				return false
 			case strings.Contains(w.Text, "$"):
 				return false // it may reach a target
 			}

@@ -282,6 +282,8 @@ func joinedText(text []byte) []byte {
 		case c == '\\' && i+1 < len(text) && text[i+1] == '\n':
 			i++
 			continue
+		case c == '\\':
+			continue // mooncake\-rocm-ci is mooncake-rocm-ci to bash
 		case c == '\\' && i+2 < len(text) && text[i+1] == '\r' && text[i+2] == '\n':
 			i += 2
 			continue

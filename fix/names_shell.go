@@ -5,6 +5,7 @@ package fix
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -16,13 +17,30 @@ import (
 // variables by.
 func (u *universe) shellWords(m mentions, f *syntax.File) {
 	u.values = knownValues(f)
+	// A command's name names no stage or target (the `source` builtin is
+	// no stage `source`), nor do the words echo and printf print: they
+	// are messages, not references (issue 30).
+	notRef := map[*syntax.Word]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			notRef[c.Args[0]] = true
+			if name := c.Args[0].Lit(); name == "echo" || name == "printf" {
+				for _, a := range c.Args[1:] {
+					notRef[a] = true
+				}
+			}
+		}
+		return true
+	})
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.Word:
 			// The word as the shell joins it: build_"moon"cake is one
-			// word; {nixl,mooncake}-rocm-ci is two; an expansion in it
-			// splits it, and a name it may complete counts.
-			u.braceWords(m, x)
+			// word; {nixl,mooncake}-rocm-ci is two; a word around an
+			// expansion of a variable with known values is each of them.
+			if !notRef[x] {
+				u.braceWords(m, x)
+			}
 		case *syntax.ParamExp:
 			if x.Param != nil {
 				u.variable(m, x.Param.Value, int(x.Pos().Line()))
@@ -101,11 +119,12 @@ func knownValues(f *syntax.File) map[string][]string {
 			}
 		}
 	}
+	var loops []*syntax.WordIter
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.ForClause:
 			if it, ok := x.Loop.(*syntax.WordIter); ok && it.Name != nil {
-				lits(it.Name.Value, it.Items)
+				loops = append(loops, it)
 			}
 		case *syntax.Assign:
 			if x.Name == nil {
@@ -124,6 +143,22 @@ func knownValues(f *syntax.File) map[string][]string {
 		}
 		return true
 	})
+	// A loop's list: its literal words, and the values of the variables
+	// it expands (for dep in "${DEPS[@]}", for dep in $DEPS).
+	for _, it := range loops {
+		lits(it.Name.Value, it.Items)
+		for _, w := range it.Items {
+			if len(w.Parts) == 1 {
+				if dq, ok := w.Parts[0].(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+					if pe, ok := dq.Parts[0].(*syntax.ParamExp); ok && pe.Param != nil {
+						vals[it.Name.Value] = append(vals[it.Name.Value], vals[pe.Param.Value]...)
+					}
+				} else if pe, ok := w.Parts[0].(*syntax.ParamExp); ok && pe.Param != nil {
+					vals[it.Name.Value] = append(vals[it.Name.Value], vals[pe.Param.Value]...)
+				}
+			}
+		}
+	}
 	return vals
 }
 
@@ -154,7 +189,11 @@ func (u *universe) substituted(w *syntax.Word) ([]string, bool) {
 			}
 		case *syntax.ParamExp:
 			vs := u.values[paramName(x)]
-			if paramName(x) == "" || len(vs) == 0 || len(out)*len(vs) > maxBraceWords {
+			if d, ok := defaultOf(x); ok {
+				// ${dep:-mooncake}: its default is among its values.
+				vs = append(append([]string(nil), u.values[x.Param.Value]...), d)
+			}
+			if len(vs) == 0 || len(out)*len(vs) > maxBraceWords {
 				return false
 			}
 			any = true
@@ -176,6 +215,17 @@ func (u *universe) substituted(w *syntax.Word) ([]string, bool) {
 		}
 	}
 	return out, any
+}
+
+// defaultOf is the literal default of ${x:-v} or ${x-v}.
+func defaultOf(x *syntax.ParamExp) (string, bool) {
+	if x.Param == nil || x.Exp == nil || x.Excl || x.Length || x.Index != nil || x.Slice != nil || x.Repl != nil {
+		return "", false
+	}
+	if x.Exp.Op != syntax.DefaultUnset && x.Exp.Op != syntax.DefaultUnsetOrNull || x.Exp.Word == nil || !literalWord(x.Exp.Word) {
+		return "", false
+	}
+	return joinedWord(x.Exp.Word), true
 }
 
 // paramName is the variable a plain expansion reads ($x, ${x}, ${x:-v}
@@ -258,23 +308,137 @@ func (u *universe) listedAll(m mentions, text []byte) {
 // expansion or substitution in it stands as a space.
 func joinedWord(w *syntax.Word) string {
 	var b strings.Builder
-	var part func(p syntax.WordPart)
-	part = func(p syntax.WordPart) {
+	var part func(p syntax.WordPart, quoted bool)
+	part = func(p syntax.WordPart, quoted bool) {
 		switch x := p.(type) {
 		case *syntax.Lit:
-			b.WriteString(strings.ReplaceAll(x.Value, "\\\n", ""))
+			b.WriteString(unescape(x.Value, quoted))
 		case *syntax.SglQuoted:
-			b.WriteString(x.Value)
+			if x.Dollar {
+				b.WriteString(ansiC(x.Value))
+			} else {
+				b.WriteString(x.Value)
+			}
 		case *syntax.DblQuoted:
 			for _, q := range x.Parts {
-				part(q)
+				part(q, true)
 			}
+		case *syntax.CmdSubst:
+			// $(echo mooncake): what the command prints, when it only
+			// prints literals.
+			if v, ok := echoed(x); ok {
+				b.WriteString(v)
+				return
+			}
+			b.WriteByte(' ')
 		default:
 			b.WriteByte(' ')
 		}
 	}
 	for _, p := range w.Parts {
-		part(p)
+		part(p, false)
 	}
 	return b.String()
+}
+
+// unescape is a literal as bash reads it: a line continuation is nothing;
+// outside quotes a backslash quotes the next character (mooncake\-rocm-ci
+// is mooncake-rocm-ci); inside double quotes it does so only before $, `,
+// ", \ and a newline.
+func unescape(s string, quoted bool) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			next := s[i+1]
+			switch {
+			case next == '\n':
+				i++
+				continue
+			case !quoted || strings.IndexByte("$`\"\\", next) >= 0:
+				b.WriteByte(next)
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ansiC decodes the escapes of a $'…' string (\xHH, \n, \t, \\, \', octal).
+func ansiC(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch c := s[i]; c {
+		case 'x':
+			j := i + 1
+			for j < len(s) && j < i+3 && strings.IndexByte("0123456789abcdefABCDEF", s[j]) >= 0 {
+				j++
+			}
+			if v, err := strconv.ParseUint(s[i+1:j], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i = j - 1
+			}
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case '0', '1', '2', '3':
+			j := i
+			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			v, _ := strconv.ParseUint(s[i:j], 8, 8)
+			b.WriteByte(byte(v))
+			i = j - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// echoed is what a command substitution prints when it is one echo or
+// printf of literal words ($(echo mooncake), `printf %s x`).
+func echoed(x *syntax.CmdSubst) (string, bool) {
+	if len(x.Stmts) != 1 {
+		return "", false
+	}
+	c, ok := x.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 2 || len(x.Stmts[0].Redirs) > 0 {
+		return "", false
+	}
+	args := c.Args[1:]
+	switch c.Args[0].Lit() {
+	case "echo":
+		if strings.HasPrefix(args[0].Lit(), "-") {
+			return "", false
+		}
+	case "printf":
+		if f := literalText(args[0]); f != "%s" || len(args) != 2 {
+			return "", false
+		}
+		args = args[1:]
+	default:
+		return "", false
+	}
+	var out []string
+	for _, a := range args {
+		if !literalWord(a) {
+			return "", false
+		}
+		out = append(out, joinedWord(a))
+	}
+	return strings.Join(out, " "), true
 }

@@ -106,8 +106,20 @@ func Shell(path string, src []byte, fs []finding.Finding, opt Options) Plan {
 			// work): the parse error's line would be one of the fixed
 			// text, which the user never sees.
 			reason = "removing what the findings name would leave the body of an if, a loop or a function that stays empty, which bash does not allow; change the script by hand"
+			if p.statusKept {
+				reason = "removing the if or loop around what the findings name would change an exit status (the command before it would end its function or script, or a $? after it would read another command's status); change the script by hand"
+			}
 		}
-		return declineAll(fs, reason)
+		out := declineAll(fs, reason)
+		for i := range out.Declined {
+			// A unit kept as unsafe can be why the rest fails the check
+			// (it still reads what the rest removes): say so, so that
+			// --unsafe-fixes is offered.
+			if p.unsafe[i] != "" {
+				out.Declined[i].Reason, out.Declined[i].Unsafe = p.unsafe[i], true
+			}
+		}
+		return out
 	}
 	for _, n := range gone {
 		plan.Gone = append(plan.Gone, Name{Kind: "variable", Name: n})
@@ -129,13 +141,17 @@ type shPlan struct {
 	setN    map[string]int  // function NUL name: how many of its assignments go, this round
 	named   map[string]bool // the variables a finding names somewhere (their expansion or assignment)
 	opt     Options
-	sites   map[string]int             // function NUL name: how many assignments give it a value
-	unsafe  map[int]string             // by finding: why its unit goes only with --unsafe-fixes
-	loopVar map[string]bool            // the variables of the loops over source-build names being weighed
-	names   map[string]map[string]bool // by function ("" at the top): the names removed commands set
-	fixed   []bool
-	cut     *lineCut
-	inline  []Edit
+	sites   map[string]int  // function NUL name: how many assignments give it a value
+	unsafe  map[int]string  // by finding: why its unit goes only with --unsafe-fixes
+	loopVar map[string]bool // the variables of the loops over source-build names being weighed
+	// statusKept: a statement stayed because removing it would change an
+	// exit status (the reason a refusal gives).
+	statusKept bool
+	unitSites  map[string]int             // the assignments of the unit being weighed, as sites counts them
+	names      map[string]map[string]bool // by function ("" at the top): the names removed commands set
+	fixed      []bool
+	cut        *lineCut
+	inline     []Edit
 }
 
 func lineOf(src []byte, off int) int { return bytes.Count(src[:off], []byte("\n")) + 1 }
@@ -155,20 +171,38 @@ func (p *shPlan) in(n syntax.Node) []int {
 func (p *shPlan) stmts(list []*syntax.Stmt) bool {
 	all := len(list) > 0
 	var kept *syntax.Stmt // the last statement that stays
+	// A list inside a statement being weighed (an if's body) must not
+	// lift that statement's guard.
+	outer := p.guarded
+	defer func() { p.guarded = outer }()
 	for k, st := range list {
+		p.guarded = outer
 		// The last statement gives the list's exit status (a function's,
 		// the script's): it may go only when the one left last always
-		// succeeds as it did.
-		if k == len(list)-1 && kept != nil && !p.alwaysZero(kept, 0) {
+		// succeeds as it did. A statement whose status the next one
+		// reads ($?) may not go either.
+		if k == len(list)-1 && kept != nil && !p.alwaysZero(kept, 0) || k+1 < len(list) && readsStatus(list[k+1]) {
 			p.guarded = st
 		}
 		gone := p.stmt(st)
-		p.guarded = nil
 		if !gone {
 			all, kept = false, st
 		}
 	}
 	return all
+}
+
+// readsStatus reports whether a statement reads $? (the status of the one
+// before it).
+func readsStatus(st *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(st, func(n syntax.Node) bool {
+		if x, ok := n.(*syntax.ParamExp); ok && x.Param != nil && x.Param.Value == "?" {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // stmt plans one statement and reports whether it goes whole.
@@ -235,7 +269,11 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 
 // remove cuts a statement's lines, when it has them to itself.
 func (p *shPlan) remove(st *syntax.Stmt) bool {
-	if st == p.guarded || !p.own(st.Pos(), st.End()) {
+	if st == p.guarded {
+		p.statusKept = true
+		return false
+	}
+	if !p.own(st.Pos(), st.End()) {
 		return false
 	}
 	p.cut.remove(int(st.Pos().Line()), int(st.End().Line()))
@@ -250,6 +288,19 @@ func (p *shPlan) remove(st *syntax.Stmt) bool {
 		return true
 	})
 	countSets(st, p.fn, func(k string) { p.setN[k]++ })
+	// A loop's variable keeps its last value after the loop: a read of it
+	// after a removed loop is a read of what only a removed command set.
+	syntax.Walk(st, func(n syntax.Node) bool {
+		if f, ok := n.(*syntax.ForClause); ok {
+			if wi, ok := f.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+				if p.names[p.fn] == nil {
+					p.names[p.fn] = map[string]bool{}
+				}
+				p.names[p.fn][wi.Name.Value] = true
+			}
+		}
+		return true
+	})
 	return true
 }
 
@@ -413,113 +464,6 @@ func literalWord(w *syntax.Word) bool {
 		}
 	}
 	return true
-}
-
-// lists removes the list words findings name in the strings of a simple
-// command (`STAGES="a mc_src b"`) and reports whether it found any.
-func (p *shPlan) lists(st *syntax.Stmt) bool {
-	// Only in the value of an assignment: a word in a command's string
-	// (bash -c "… bake mooncake-rocm-ci") is the command's, not a list's.
-	var values []*syntax.Word
-	switch c := st.Cmd.(type) {
-	case *syntax.CallExpr:
-		for _, a := range c.Assigns {
-			if a.Value != nil {
-				values = append(values, a.Value)
-			}
-		}
-	case *syntax.DeclClause:
-		for _, a := range c.Args {
-			if a.Value != nil {
-				values = append(values, a.Value)
-			}
-		}
-	}
-	found := false
-	for _, w := range values {
-		for _, i := range p.in(w) {
-			o := p.offs[i]
-			e, ok := p.listWord(o)
-			if !ok {
-				continue
-			}
-			p.inline = append(p.inline, e)
-			p.fixed[i], found = true, true
-		}
-	}
-	return found
-}
-
-// listWord is the edit removing the token starting at o from a
-// space-separated list in a quoted string: the token must be a literal
-// with a space on at least one side, inside quotes on the same line.
-func (p *shPlan) listWord(o int) (Edit, bool) {
-	src := p.src
-	if o <= 0 || o >= len(src) || (src[o-1] != ' ' && src[o-1] != '"' && src[o-1] != '\'') {
-		return Edit{}, false
-	}
-	end := o
-	for end < len(src) && !strings.ContainsRune(" \t\n\"'", rune(src[end])) {
-		if src[end] == '$' || src[end] == '\\' || src[end] == '`' {
-			return Edit{}, false
-		}
-		end++
-	}
-	if end == o || end >= len(src) {
-		return Edit{}, false
-	}
-	quoted := func(q byte) bool {
-		ls := bytes.LastIndexByte(src[:o], '\n') + 1
-		le := bytes.IndexByte(src[end:], '\n')
-		if le < 0 {
-			le = len(src) - end
-		}
-		return bytes.Count(src[ls:o], []byte{q})%2 == 1 && bytes.IndexByte(src[end:end+le], q) >= 0
-	}
-	if !quoted('"') && !quoted('\'') {
-		return Edit{}, false
-	}
-	switch {
-	case src[end] == ' ':
-		stop := end
-		for stop < len(src) && src[stop] == ' ' {
-			stop++
-		}
-		return Edit{Start: o, End: stop}, true
-	case src[o-1] == ' ':
-		start := o
-		for start > 0 && src[start-1] == ' ' {
-			start--
-		}
-		return Edit{Start: start, End: end}, true
-	}
-	return Edit{}, false // the only word of its string
-}
-
-// loopWords removes the words of a for loop's list that findings name.
-func (p *shPlan) loopWords(wi *syntax.WordIter) {
-	if len(wi.Items) < 2 || p.sourceLoop(wi) {
-		return // a list left empty (`for var in; do`) loops over nothing: the loop goes whole or stays
-	}
-	for k, w := range wi.Items {
-		is := p.in(w)
-		if len(is) == 0 || !literalWord(w) {
-			continue
-		}
-		s, e := int(w.Pos().Offset()), int(w.End().Offset())
-		if k > 0 {
-			s = int(wi.Items[k-1].End().Offset())
-		} else {
-			e = int(wi.Items[1].Pos().Offset())
-		}
-		if lineOf(p.src, s) != lineOf(p.src, e) {
-			continue
-		}
-		p.inline = append(p.inline, Edit{Start: s, End: e})
-		for _, i := range is {
-			p.fixed[i] = true
-		}
-	}
 }
 
 // ifGoes reports whether every branch of an if loses all its commands and

@@ -296,7 +296,27 @@ func (s *shellUses) walk(n syntax.Node, fn string) {
 					s.prefixes = append(s.prefixes, x.Param.Value)
 				}
 			}
+		case *syntax.ForClause:
+			// A loop sets its variable.
+			if wi, ok := x.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+				s.set(fn, wi.Name.Value)
+			}
 		case *syntax.CallExpr:
+			// read, mapfile and printf -v set the variables they name.
+			if len(x.Args) > 1 {
+				switch x.Args[0].Lit() {
+				case "read", "mapfile", "readarray":
+					for _, a := range x.Args[1:] {
+						if l := a.Lit(); l != "" && !strings.HasPrefix(l, "-") {
+							s.set(fn, l)
+						}
+					}
+				case "printf":
+					if x.Args[1].Lit() == "-v" && len(x.Args) > 2 {
+						s.set(fn, x.Args[2].Lit())
+					}
+				}
+			}
 			if len(x.Args) > 1 && s.sources == "" {
 				if c := x.Args[0].Lit(); c == "source" || c == "." {
 					s.sources = fmt.Sprintf("%s (line %d)", literalText(x.Args[1]), x.Pos().Line())
@@ -307,6 +327,13 @@ func (s *shellUses) walk(n syntax.Node, fn string) {
 		}
 		return true
 	})
+}
+
+func (s *shellUses) set(fn, name string) {
+	if s.sets[fn] == nil {
+		s.sets[fn] = map[string]bool{}
+	}
+	s.sets[fn][name] = true
 }
 
 // arithmReads records the bare words of arithmetic as reads: $(( N + 1 ))

@@ -250,6 +250,8 @@ func (p *shPlan) unit(st *syntax.Stmt, why string) bool {
 		p.loopVar[loopVar] = true
 		defer delete(p.loopVar, loopVar)
 	}
+	p.unitSites = map[string]int{}
+	countSets(st, p.fn, func(k string) { p.unitSites[k]++ })
 	if p.about(body) || p.opt.Unsafe {
 		return p.remove(st)
 	}
@@ -281,11 +283,13 @@ func (p *shPlan) stmtAbout(st *syntax.Stmt) bool {
 		return true
 	}
 	switch c := st.Cmd.(type) {
-	case *syntax.DeclClause, *syntax.TestClause:
+	case *syntax.TestClause:
 		return p.pureSubst(st, 0)
+	case *syntax.DeclClause:
+		return p.pureSubst(st, 0) && p.ownAssigns(c.Args)
 	case *syntax.CallExpr:
 		if len(c.Args) == 0 {
-			return p.pureSubst(st, 0)
+			return p.pureSubst(st, 0) && p.ownAssigns(c.Assigns)
 		}
 		name := c.Args[0].Lit()
 		switch {
@@ -306,6 +310,23 @@ func (p *shPlan) stmtAbout(st *syntax.Stmt) bool {
 		return true
 	}
 	return false
+}
+
+// ownAssigns reports whether assignments in a unit set only the source
+// build's variables or variables no statement outside the unit sets (a
+// counter the rest of the script keeps, `count=$((count+1))`, is not the
+// unit's own).
+func (p *shPlan) ownAssigns(as []*syntax.Assign) bool {
+	for _, a := range as {
+		if a.Name == nil || a.Naked || p.srcVar(a.Name.Value) {
+			continue
+		}
+		k := p.fn + "\x00" + a.Name.Value
+		if p.unitSites[k] < p.sites[k] || p.sites["\x00"+a.Name.Value] > 0 && p.fn != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // readsSource reports whether a statement reads one of the source build's

@@ -277,6 +277,7 @@ func linkedInRoot(root, realRoot, rel string) string {
 // file makes the whole file's fix fail, with the reason.
 func fileEdits(ff *File, opt fix.Options) ([]fix.Edit, string) {
 	var edits []fix.Edit
+	var owners []finding.Finding // the finding of each of edits
 	var removals []finding.Finding
 	var unsafe []fix.Declined
 	for _, fd := range ff.Fixables {
@@ -293,6 +294,7 @@ func fileEdits(ff *File, opt fix.Options) ([]fix.Edit, string) {
 			return nil, fmt.Sprintf("the fix of %s %s does not fit the file: %v", fd.Rule, where(fd), err)
 		}
 		edits = append(edits, e)
+		owners = append(owners, fd)
 	}
 	if len(removals) == 0 {
 		ff.Plan.Declined = append(ff.Plan.Declined, unsafe...)
@@ -305,6 +307,15 @@ func fileEdits(ff *File, opt fix.Options) ([]fix.Edit, string) {
 		}
 	}
 	plan.Declined = append(plan.Declined, unsafe...)
+	// A finding's own edit inside what the removal takes out (the pin
+	// BG201 adds to the install command of a RUN that goes with the
+	// source build's switch): applying both would lose the pin, and the
+	// image would install no wheel at all, with nothing left to say so.
+	for i, e := range edits {
+		if r, ok := fix.Covering(plan.Edits, e.Start); ok && e.Start > r.Start && e.End <= r.End {
+			return nil, fmt.Sprintf("the fix of %s %s is inside what the source build's removal takes out (line %d); the image would install nothing; fix the file by hand", owners[i].Rule, where(owners[i]), fix.PosOf(ff.Old, r.Start, r.End).Line)
+		}
+	}
 	ff.Plan = plan
 	return append(edits, plan.Edits...), ""
 }

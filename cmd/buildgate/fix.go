@@ -140,71 +140,60 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	if err != nil {
 		return err
 	}
-	changed := 0
+	dog.stop()
+	found := countFound(out.Findings, want)
 	// Why findings were not fixed, by whyKey, in file order: findings keep
 	// their order across the re-lint (a fix moves lines, never reorders
 	// them), so reasons are taken in the same order.
-	why := map[string][]string{}
-	dog.stop()
-	if out.FixError != nil {
-		if runCtx.Err() != nil {
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("planning the fixes did not finish within --timeout %s", f.lint.timeout)}
-		}
-		return &exitError{code: exitUsage, msg: out.FixError.Error()}
-	}
-	found := countFound(out.Findings, want)
-	hidden := 0
-	var writes []*lint.FixFile
-	for _, ff := range out.Fixes {
-		p := ff.Path
-		if ff.Refused != "" {
-			// Nothing in the file changes: every finding of it stays, for
-			// this reason.
-			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", report.SafePath(p), report.Visible(ff.Refused))
-			for _, fd := range ff.Fixables {
-				why[whyKey(fd)] = append(why[whyKey(fd)], ff.Refused)
+	var why map[string][]string
+	files := map[string]bool{}
+	applied, hidden := 0, 0
+	// As ruff does, fix runs again on what it fixed until nothing changes
+	// (a pin added can show an image that installs none of it): a second
+	// `buildgate fix` then changes nothing. At most maxFixPasses.
+	var after *lint.Outcome
+	for pass := 1; ; pass++ {
+		if out.FixError != nil {
+			if pass == 1 && runCtx.Err() != nil {
+				return &exitError{code: exitUsage, msg: fmt.Sprintf("planning the fixes did not finish within --timeout %s", f.lint.timeout)}
 			}
-			continue
+			return &exitError{code: exitUsage, msg: out.FixError.Error()}
 		}
-		for _, d := range ff.Plan.Declined {
-			why[whyKey(d.Finding)] = append(why[whyKey(d.Finding)], d.Reason)
-			if d.Unsafe {
-				hidden++
-			}
+		why = map[string][]string{}
+		var written []*lint.FixFile
+		var n int
+		written, n, hidden, err = applyPlan(stdout, stderr, f.diff, root, out, why)
+		if err != nil || f.diff {
+			return err
 		}
-		if string(ff.New) == string(ff.Old) {
-			continue
+		applied += n
+		for _, ff := range written {
+			files[ff.Path] = true
 		}
-		changed++
-		if f.diff {
-			if _, err := io.WriteString(stdout, report.SafeDiff(fix.Diff(p, ff.Old, ff.New))); err != nil {
-				return err
-			}
-			continue
+		if len(written) == 0 && pass > 1 {
+			after = out // the lint of the files as they are now
+			break
 		}
-		writes = append(writes, ff)
+		// What is left: lint again (a fix must not leave the files
+		// worse), planning once more unless this was the last pass.
+		afterCtx, cancelAfter := context.WithTimeout(ctx, f.lint.timeout)
+		defer cancelAfter()
+		dogAfter := startWatchdog(stderr, f.lint.timeout)
+		defer dogAfter.stop()
+		dogAfter.set("linting the fixed files")
+		last := len(written) == 0 || pass == maxFixPasses
+		_, next, _, err := lintOnce(afterCtx, f.lint, args, nil, dogAfter, f.rules, f.unsafe)
+		dogAfter.stop()
+		if err != nil {
+			return err
+		}
+		if last {
+			after = next
+			break
+		}
+		out = next
 	}
-	if f.diff {
-		if changed > 0 {
-			return &exitError{code: exitFindings}
-		}
-		return nil
-	}
-	written, err := writeAll(root, writes, why, stderr)
-	if err != nil {
-		return err
-	}
-	changed = written
-	// What is left: lint again (a fix must not leave the files worse).
-	afterCtx, cancelAfter := context.WithTimeout(ctx, f.lint.timeout)
-	defer cancelAfter()
-	dogAfter := startWatchdog(stderr, f.lint.timeout)
-	defer dogAfter.stop()
-	dogAfter.set("linting the fixed files")
-	_, after, _, err := lintOnce(afterCtx, f.lint, args, nil, dogAfter, f.rules, false)
-	if err != nil {
-		return err
-	}
+	changed := len(files)
 	left := after.Findings
 	if len(want) > 0 {
 		left = left[:0:0]
@@ -215,7 +204,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		}
 	}
 	var b strings.Builder
-	summary := fixSummary(found, len(left), changed, hidden)
+	summary := fixSummary(found, applied, len(left), changed, hidden)
 	if len(left) == 0 {
 		_, err := io.WriteString(stdout, summary)
 		return err
@@ -269,9 +258,14 @@ func countFound(fds []finding.Finding, want map[string]bool) int {
 
 // fixSummary is ruff's line: "Found N findings (M fixed, K remaining)",
 // with the files changed and the fixes only --unsafe-fixes applies.
-func fixSummary(found, left, files, hidden int) string {
-	fixed := max(found-left, 0)
-	s := fmt.Sprintf("Found %s (%d fixed, %d remaining); %s changed", plural2(found, "finding"), fixed, left, plural2(files, "file"))
+func fixSummary(found, fixed, left, files, hidden int) string {
+	head := "Found " + plural2(found, "finding")
+	if more := fixed + left - found; more > 0 {
+		// The fixed files showed findings the first lint did not (a pin
+		// added makes an image that installs none of it visible).
+		head += fmt.Sprintf(" and %d more while fixing", more)
+	}
+	s := fmt.Sprintf("%s (%d fixed, %d remaining); %s changed", head, fixed, left, plural2(files, "file"))
 	if hidden > 0 {
 		s += fmt.Sprintf("; %s more with --unsafe-fixes", plural2(hidden, "fix"))
 	}
@@ -297,20 +291,20 @@ func plural2(n int, word string) string {
 // together with it (a removal another file's removal made possible); then
 // all are renamed, or, if one cannot be, none stays changed. It returns
 // how many files were written.
-func writeAll(root string, writes []*lint.FixFile, why map[string][]string, stderr io.Writer) (int, error) {
+func writeAll(root string, writes []*lint.FixFile, why map[string][]string, stderr io.Writer) ([]*lint.FixFile, error) {
 	if len(writes) == 0 {
-		return 0, nil
+		return nil, nil
 	}
 	txn, err := safefile.NewTxn(root)
 	if err != nil {
-		return 0, &exitError{code: exitUsage, msg: err.Error()}
+		return nil, &exitError{code: exitUsage, msg: err.Error()}
 	}
 	defer func() { _ = txn.Close() }()
 	for _, ff := range writes {
 		txn.Add(ff.Path, ff.New, ff.Old, ff.Stamp)
 	}
 	if err := txn.Prepare(); err != nil {
-		return 0, &exitError{code: exitUsage, msg: fmt.Sprintf("not written: %s; no file was changed", report.Visible(err.Error()))}
+		return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("not written: %s; no file was changed", report.Visible(err.Error()))}
 	}
 	dropped := map[string]bool{}
 	changedNow := txn.Changed()
@@ -328,10 +322,10 @@ func writeAll(root string, writes []*lint.FixFile, why map[string][]string, stde
 			}
 		}
 	}
-	n := 0
+	var done []*lint.FixFile
 	for _, ff := range writes {
 		if !dropped[ff.Path] {
-			n++
+			done = append(done, ff)
 			continue
 		}
 		txn.Drop(ff.Path)
@@ -345,14 +339,24 @@ func writeAll(root string, writes []*lint.FixFile, why map[string][]string, stde
 		}
 	}
 	if err := txn.Commit(); err != nil {
-		return 0, &exitError{code: exitUsage, msg: fmt.Sprintf("not written: %s", report.Visible(err.Error()))}
+		return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("not written: %s", report.Visible(err.Error()))}
 	}
 	for _, ff := range writes {
 		if !dropped[ff.Path] {
 			fmt.Fprintf(stderr, "buildgate: fixed %s\n", report.SafePath(ff.Path))
 		}
 	}
-	return n, nil
+	return done, nil
+}
+
+// declined reports whether the plan of a file declines a finding.
+func declined(ff *lint.FixFile, fd finding.Finding) bool {
+	for _, d := range ff.Plan.Declined {
+		if d.Finding.Pos == fd.Pos && d.Finding.Rule == fd.Rule {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {
@@ -362,4 +366,65 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// maxFixPasses bounds how many times fix plans and writes in one run.
+const maxFixPasses = 4
+
+// applyPlan writes (or, with diff, prints) one plan of the files: the
+// files written, how many findings their edits answer, and how many
+// fixes only --unsafe-fixes makes; why collects the reasons of the
+// findings not fixed.
+func applyPlan(stdout, stderr io.Writer, diff bool, root string, out *lint.Outcome, why map[string][]string) ([]*lint.FixFile, int, int, error) {
+	hidden, changed := 0, 0
+	var writes []*lint.FixFile
+	for _, ff := range out.Fixes {
+		p := ff.Path
+		if ff.Refused != "" {
+			// Nothing in the file changes: every finding of it stays, for
+			// this reason.
+			fmt.Fprintf(stderr, "buildgate: %s: not fixed: %s\n", report.SafePath(p), report.Visible(ff.Refused))
+			for _, fd := range ff.Fixables {
+				why[whyKey(fd)] = append(why[whyKey(fd)], ff.Refused)
+			}
+			continue
+		}
+		for _, d := range ff.Plan.Declined {
+			why[whyKey(d.Finding)] = append(why[whyKey(d.Finding)], d.Reason)
+			if d.Unsafe {
+				hidden++
+			}
+		}
+		if string(ff.New) == string(ff.Old) {
+			continue
+		}
+		changed++
+		if diff {
+			if _, err := io.WriteString(stdout, report.SafeDiff(fix.Diff(p, ff.Old, ff.New))); err != nil {
+				return nil, 0, 0, err
+			}
+			continue
+		}
+		writes = append(writes, ff)
+	}
+	if diff {
+		if changed > 0 {
+			return nil, 0, 0, &exitError{code: exitFindings}
+		}
+		return nil, 0, 0, nil
+	}
+	written, err := writeAll(root, writes, why, stderr)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	applied := 0
+	for _, ff := range written {
+		applied += len(ff.Plan.Fixed)
+		for _, fd := range ff.Fixables {
+			if fd.Fix != nil && !declined(ff, fd) {
+				applied++
+			}
+		}
+	}
+	return written, applied, hidden, nil
 }

@@ -178,6 +178,14 @@ func (t *Txn) Commit() error {
 		if it.dropped {
 			continue
 		}
+		// Checked again right before its rename: an edit made since
+		// Changed ran is not lost either (the window is this check to
+		// the rename).
+		if !t.same(it) {
+			t.rollback()
+			t.removeTemps()
+			return fmt.Errorf("%s: %w while buildgate was writing (no file was changed)", it.rel, ErrChanged)
+		}
 		if err := t.r.Rename(it.tmp, filepath.FromSlash(it.rel)); err != nil {
 			t.rollback()
 			t.removeTemps()
