@@ -148,6 +148,8 @@ func TestDockerfileReview(t *testing.T) {
 	}{
 		{"a stage removed before a --from by number", "FROM a AS base\n\nFROM base AS mc_src\nRUN git clone x\n\nFROM a AS tools\nRUN echo\n\nFROM base\nCOPY --from=2 /t /t\n", []finding.Finding{at(ruleStage, 3, 14)}},
 		{"a RUN that installs the wheel and uses its mount another way", "FROM a AS v\nRUN make\nFROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=v,target=/iv \\\n    --mount=type=bind,from=mc,target=/im \\\n    uv pip install --system /iv/*.whl /im/*.whl && ls /im\n", []finding.Finding{at(ruleStage, 3, 11), at(ruleStage, 7, 5)}},
+		{"a RUN whose removed mount is also an option's value (-c)", "FROM a AS v\nRUN make\nFROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=v,target=/iv --mount=type=bind,from=mc,target=/im uv pip install --system /iv/*.whl /im/*.whl -c /im/constraints.txt\n", []finding.Finding{at(ruleStage, 3, 11)}},
+		{"a RUN whose removed mount is --find-links' value", "FROM a AS v\nRUN make\nFROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=v,target=/iv --mount=type=bind,from=mc,target=/im pip install --find-links /im /iv/*.whl /im/*.whl\n", []finding.Finding{at(ruleStage, 3, 11)}},
 		{"a RUN whose install command would be left with nothing", "FROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=mc,target=/im pip install /im/x.whl && echo hi\n", []finding.Finding{at(ruleStage, 1, 11), at(ruleStage, 4, 5)}},
 		{"an ENV that only mentions the ARG", "ARG MOONCAKE_BRANCH=v1\nFROM a\nARG MOONCAKE_BRANCH\nENV TAG=\"mc${MOONCAKE_BRANCH}\"\nRUN echo \"$TAG\"\n", []finding.Finding{at(ruleArg, 4, 13)}},
 		{"a stage's bare ARG would lose the global default", "ARG MOONCAKE_BRANCH=v1\nFROM a\nARG MOONCAKE_BRANCH WORKDIR_X\nRUN echo \"${MOONCAKE_BRANCH}\"\n", []finding.Finding{at(ruleArg, 1, 5)}},
@@ -242,5 +244,26 @@ func TestDockerfileThirdReview(t *testing.T) {
 		if got, p := fixDockerfile(t, c.src, c.fs); got != c.src {
 			t.Errorf("changed (%d fixed):\n%s", len(p.Fixed), got)
 		}
+	}
+}
+
+// Review of issue 30: the PATH entry of a toolchain stays while a kept
+// step runs it by name or unpacks it itself.
+func TestDockerfileToolPath(t *testing.T) {
+	gated := "RUN if [ \"$BUILD_MC\" = \"1\" ]; then \\\n      /usr/local/go/bin/go version && git clone https://github.com/kvcache-ai/Mooncake.git /opt/mc && make -C /opt/mc; \\\n    fi\n"
+	for _, c := range []struct {
+		name, src string
+		kept      bool
+	}{
+		{"only the removed step uses it", "FROM a\nENV BUILD_MC=1\nENV PATH=/usr/local/go/bin:${PATH}\n" + gated + "RUN echo done\n", false},
+		{"a kept step runs go", "FROM a\nENV BUILD_MC=1\nENV PATH=/usr/local/go/bin:${PATH}\n" + gated + "RUN go build ./cmd/app\n", true},
+		{"a kept step unpacks it there", "FROM a\nENV BUILD_MC=1\nRUN curl -fsSL https://go.dev/dl/go.tgz | tar -C /usr/local -xz && ls /usr/local/go\nENV PATH=/usr/local/go/bin:${PATH}\n" + gated + "RUN echo done\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, _ := fixDockerfile(t, c.src, []finding.Finding{at(ruleArg, 2, 5), at(ruleStep, 5, 30)})
+			if kept := strings.Contains(got, "ENV PATH"); kept != c.kept {
+				t.Errorf("ENV PATH kept %v, want %v:\n%s", kept, c.kept, got)
+			}
+		})
 	}
 }

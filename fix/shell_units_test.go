@@ -95,3 +95,50 @@ func TestShellRefusalCitesTheUsersLine(t *testing.T) {
 		t.Errorf("%+v", p.Declined)
 	}
 }
+
+// Review of issue 30 (red team): what a unit's removal must not change.
+func TestShellUnitsReview(t *testing.T) {
+	safe := func(src []byte, fs []finding.Finding) Plan { return Shell("ci.sh", src, fs, Options{}) }
+	runPlans(t, safe, []planCase{
+		{
+			name:     "the if ends a function whose status a caller reads",
+			src:      "check() {\n    grep -q needle /etc/hostname\n    if [[ -n \"${MC_KEY:-}\" ]]; then\n        echo \"key ${MC_KEY}\"\n    fi\n}\nif check; then echo found; fi\n",
+			needles:  [][2]string{{ruleCache, "MC_KEY:-"}, {ruleCache, "MC_KEY}\""}},
+			want:     "check() {\n    grep -q needle /etc/hostname\n    if [[ -n \"${MC_KEY:-}\" ]]; then\n        echo \"key ${MC_KEY}\"\n    fi\n}\nif check; then echo found; fi\n",
+			declined: 2,
+		},
+		{
+			name:     "variant: $? read right after the if",
+			src:      "grep -q needle /etc/hostname\nif [[ -n \"${MC_KEY:-}\" ]]; then\n    echo \"key ${MC_KEY}\"\nfi\necho \"status $?\"\n",
+			needles:  [][2]string{{ruleCache, "MC_KEY:-"}, {ruleCache, "MC_KEY}\""}},
+			want:     "grep -q needle /etc/hostname\nif [[ -n \"${MC_KEY:-}\" ]]; then\n    echo \"key ${MC_KEY}\"\nfi\necho \"status $?\"\n",
+			declined: 2,
+		},
+		{
+			name:    "variant: an if after a command that always succeeds goes",
+			src:     "check() {\n    echo checking\n    if [[ -n \"${MC_KEY:-}\" ]]; then\n        echo \"key ${MC_KEY}\"\n    fi\n}\ncheck\n",
+			needles: [][2]string{{ruleCache, "MC_KEY:-"}, {ruleCache, "MC_KEY}\""}},
+			want:    "check() {\n    echo checking\n}\ncheck\n",
+		},
+		{
+			name:     "a loop's variable read after the loop keeps the loop",
+			src:      "set -u\nfor v in MC_BRANCH MC_KEY; do\n    echo \"passing $v\"\ndone\necho \"last: $v\"\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH "}, {ruleCache, "MC_KEY;"}},
+			want:     "set -u\nfor v in MC_BRANCH MC_KEY; do\n    echo \"passing $v\"\ndone\necho \"last: $v\"\n",
+			declined: 2,
+		},
+		{
+			name:     "variant: a loop that counts into a variable the script keeps is unsafe",
+			src:      "count=0\nfor v in MC_BRANCH MC_KEY; do\n    count=$((count+1))\ndone\necho \"$count\"\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH "}, {ruleCache, "MC_KEY;"}},
+			want:     "count=0\nfor v in MC_BRANCH MC_KEY; do\n    count=$((count+1))\ndone\necho \"$count\"\n",
+			declined: 2,
+		},
+		{
+			name:    "variant: a loop whose variable is set again before it is read goes",
+			src:     "for v in MC_BRANCH MC_KEY; do\n    echo \"passing $v\"\ndone\nv=other\necho \"$v\"\n",
+			needles: [][2]string{{ruleArg, "MC_BRANCH "}, {ruleCache, "MC_KEY;"}},
+			want:    "v=other\necho \"$v\"\n",
+		},
+	})
+}
