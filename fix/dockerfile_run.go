@@ -71,57 +71,17 @@ func (p *dockerPlan) installWordsOnly(ins loader.Instruction) bool {
 		return false
 	}
 	var words []loader.Word
-	uses := 0
 	for _, c := range ins.Shell.Commands {
-		var mine []loader.Word
-		others := 0
-		reqs := map[string]int{}
-		if c.Pip != nil {
-			for _, r := range c.Pip.Requirements {
-				reqs[r.Raw]++
-			}
-		}
-		for _, w := range c.Words {
-			switch {
-			case under(w.Text) && reqs[w.Text] == 1:
-				mine = append(mine, w)
-			case under(w.Text):
-				// An option's value (-c /mc/constraints.txt, --find-links
-				// /mc) or a word pip does not read as a requirement:
-				// taking it out would hand the option another value.
-				return false
-			case strings.Contains(w.Text, "$"):
-				return false // it may reach a target
-			}
-		}
-		for _, t := range targets {
-			for _, w := range c.Words {
-				if strings.Contains(w.Text, t) && !under(w.Text) {
-					return false // the target used another way
-				}
-			}
-		}
-		if len(mine) == 0 {
-			continue
-		}
-		if c.Pip == nil || c.Pip.Op != "install" {
+		mine, ok := wheelWords(c, targets, under)
+		if !ok {
 			return false
 		}
-		for _, r := range c.Pip.Requirements {
-			if !under(r.Raw) {
-				others++
-			}
-		}
-		others += len(c.Pip.Files)
-		if others == 0 {
-			return false // the command would install nothing
-		}
-		uses += len(mine)
 		words = append(words, mine...)
 	}
-	if uses == 0 {
+	if len(words) == 0 {
 		return false
 	}
+	var edits []Edit
 	for _, m := range ins.Mounts {
 		if !p.removed[strings.ToLower(m.From)] {
 			continue
@@ -130,9 +90,7 @@ func (p *dockerPlan) installWordsOnly(ins loader.Instruction) bool {
 		if err != nil {
 			return false
 		}
-		e = skipContinued(p.src, e)
-		p.inline = append(p.inline, Edit{Start: s, End: e})
-		p.answerRange(s, e)
+		edits = append(edits, Edit{Start: s, End: skipContinued(p.src, e)})
 	}
 	for _, w := range words {
 		s, e, err := Offsets(p.src, w.Pos)
@@ -142,10 +100,62 @@ func (p *dockerPlan) installWordsOnly(ins loader.Instruction) bool {
 		for s > 0 && (p.src[s-1] == ' ' || p.src[s-1] == '\t') {
 			s--
 		}
-		p.inline = append(p.inline, Edit{Start: s, End: e})
-		p.answerRange(s, e)
+		edits = append(edits, Edit{Start: s, End: e})
+	}
+	for _, e := range edits {
+		p.inline = append(p.inline, e)
+		p.answerRange(e.Start, e.End)
 	}
 	return true
+}
+
+// wheelWords are the words of one command of a RUN that install from the
+// removed mounts' targets: requirement arguments of a pip or uv install
+// that keeps another requirement. Not ok when the command uses a target
+// another way (an option's value, another program, a variable that may
+// reach it) or would install nothing without them.
+func wheelWords(c loader.ShellCommand, targets []string, under func(string) bool) ([]loader.Word, bool) {
+	reqs := map[string]int{}
+	if c.Pip != nil {
+		for _, r := range c.Pip.Requirements {
+			reqs[r.Raw]++
+		}
+	}
+	var mine []loader.Word
+	for _, w := range c.Words {
+		switch {
+		case under(w.Text) && reqs[w.Text] == 1:
+			mine = append(mine, w)
+		case under(w.Text):
+			// An option's value (-c /mc/constraints.txt, --find-links
+			// /mc) or a word pip does not read as a requirement: taking
+			// it out would hand the option another value.
+			return nil, false
+		case strings.Contains(w.Text, "$"):
+			return nil, false // it may reach a target
+		}
+		for _, t := range targets {
+			if strings.Contains(w.Text, t) && !under(w.Text) {
+				return nil, false // the target used another way
+			}
+		}
+	}
+	if len(mine) == 0 {
+		return nil, true
+	}
+	if c.Pip == nil || c.Pip.Op != "install" {
+		return nil, false
+	}
+	others := len(c.Pip.Files)
+	for _, r := range c.Pip.Requirements {
+		if !under(r.Raw) {
+			others++
+		}
+	}
+	if others == 0 {
+		return nil, false // the command would install nothing
+	}
+	return mine, true
 }
 
 // answerRange marks the findings starting in src[s:e] as fixed.

@@ -93,23 +93,8 @@ func TestFixRestoresTheRealAfterState(t *testing.T) {
 			t.Fatal(err)
 		}
 		want[rel] = string(b)
-		s := string(b)
-		for _, in := range realBefore[rel] {
-			i := strings.Index(s, in.anchor)
-			if i < 0 {
-				t.Fatalf("%s: anchor %q not found (has the corpus changed?)", rel, in.anchor)
-			}
-			if !in.before {
-				i += len(in.anchor)
-			}
-			s = s[:i] + in.text + s[i:]
-		}
+		s := withoutPin(t, rel, putBack(t, rel, string(b), realBefore[rel]))
 		if rel == "requirements/rocm.txt" {
-			const pin = "# Mooncake transfer engine for KV cache offloading/transfer (ROCm build, published on PyPI)\nmooncake-transfer-engine-rocm >= 0.3.13\n"
-			if !strings.HasSuffix(s, pin) {
-				t.Fatalf("requirements/rocm.txt does not end with the pin (has the corpus changed?)")
-			}
-			s = strings.TrimSuffix(s, pin)
 			want[rel] = s + "mooncake-transfer-engine-rocm >= 0.3.13\n"
 		}
 		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755); err != nil {
@@ -307,4 +292,35 @@ func TestFixRealSourceBuilds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// putBack inserts each of ins into s at its anchor, which must be there
+// once.
+func putBack(t *testing.T, rel, s string, ins []insertion) string {
+	t.Helper()
+	for _, in := range ins {
+		if n := strings.Count(s, in.anchor); n != 1 {
+			t.Fatalf("%s: anchor %q found %d times (has the corpus changed?)", rel, in.anchor, n)
+		}
+		i := strings.Index(s, in.anchor)
+		if !in.before {
+			i += len(in.anchor)
+		}
+		s = s[:i] + in.text + s[i:]
+	}
+	return s
+}
+
+// withoutPin takes the pin vLLM's migration added (with its comment) out
+// of requirements/rocm.txt; other files are returned as they are.
+func withoutPin(t *testing.T, rel, s string) string {
+	t.Helper()
+	if rel != "requirements/rocm.txt" {
+		return s
+	}
+	const pin = "# Mooncake transfer engine for KV cache offloading/transfer (ROCm build, published on PyPI)\nmooncake-transfer-engine-rocm >= 0.3.13\n"
+	if !strings.HasSuffix(s, pin) {
+		t.Fatalf("requirements/rocm.txt does not end with the pin (has the corpus changed?)")
+	}
+	return strings.TrimSuffix(s, pin)
 }

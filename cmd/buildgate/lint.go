@@ -180,14 +180,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		NotNew:          out.NotNew,
 		UnsafeFixable:   out.UnsafeFixes,
 	}
-	for _, fd := range out.Findings {
-		switch {
-		case fd.Fix != nil && fd.Fix.Unsafe:
-			res.UnsafeFixable++
-		case fd.Fix != nil:
-			res.Fixable++
-		}
-	}
+	countFixable(res)
 	// The watchdog keeps watching while the reports are written: their
 	// size is not the run's (findings that share one long fix text cost
 	// one string, each report writes every copy), so --timeout and
@@ -420,4 +413,17 @@ func nextSteps(fs []finding.Finding, rules []finding.Rule) string {
 	// line is safe whoever prints it.
 	fmt.Fprintf(&b, "`buildgate rules %s` explains a rule and how to fix it; `# buildgate:ignore ID -- reason` on the line suppresses one (docs/suppressions.md)", report.Visible(fs[0].Rule))
 	return b.String()
+}
+
+// countFixable counts the findings fix fixes, and those only
+// --unsafe-fixes fixes (ruff's "N fixable").
+func countFixable(res *report.Result) {
+	for _, fd := range res.Findings {
+		switch {
+		case fd.Fix != nil && fd.Fix.Unsafe:
+			res.UnsafeFixable++
+		case fd.Fix != nil:
+			res.Fixable++
+		}
+	}
 }
