@@ -27,6 +27,10 @@ type Plan struct {
 	// Gone are the names the edits remove that other files may still
 	// use; Resolve refuses the plan where one does.
 	Gone []Name
+	// Notes say what a removal also takes away that no finding is about
+	// (system packages a removed RUN installed), for the person who runs
+	// fix to weigh.
+	Notes []string
 }
 
 // Declined is a finding a fix does not answer, and why.
@@ -112,6 +116,7 @@ func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan
 	for _, ins := range doc.Preamble {
 		removedArgs = append(removedArgs, p.instruction(cut, ins)...)
 	}
+	removedArgs = append(removedArgs, p.stageArgs(cut)...)
 	p.toolPaths(cut)
 	cut.tidy()
 	edits := cut.edits()
@@ -136,6 +141,7 @@ func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan
 			plan.Gone = append(plan.Gone, Name{Kind: "stage", Name: st.Name})
 		}
 	}
+	plan.Notes = p.notes
 	return plan
 }
 
@@ -153,6 +159,7 @@ type dockerPlan struct {
 	// RUN it gates that names no part of the source build (removing the
 	// switch would stop that step: an unsafe fix).
 	keepSw map[string]int
+	notes  []string
 	unsafe []bool // by finding: declined as an unsafe fix
 	opt    Options
 }
@@ -200,6 +207,9 @@ func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string 
 		}
 		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
 		p.answer(ins.Pos, "")
+		if pkgs := systemPackages(ins); len(pkgs) > 0 {
+			p.notes = append(p.notes, fmt.Sprintf("line %d: the removed RUN also installed system packages (%s); add back those the image still needs (the published wheel may need some at run time)", ins.Pos.Line, strings.Join(pkgs, ", ")))
+		}
 		return nil
 	}
 	if !p.any(ins.Pos) {
@@ -504,4 +514,79 @@ func pathEntry(v string) string {
 		return "" // /usr, /opt: too wide to tell
 	}
 	return entry
+}
+
+// stageArgs cuts an ARG whose every default is the name of a removed
+// stage (`ARG MOONCAKE_IMAGE=mooncake-build`, for `FROM ${MOONCAKE_IMAGE}`)
+// when no instruction that stays expands it: it only chose a stage of the
+// source build (issue 30, nixl's Dockerfile.rocm). It returns the names.
+func (p *dockerPlan) stageArgs(cut *lineCut) []string {
+	all := append([]loader.Instruction(nil), p.doc.Preamble...)
+	for _, st := range p.doc.Stages {
+		all = append(all, st.Instructions...)
+	}
+	var names []string
+	for _, ins := range all {
+		if ins.Cmd != "arg" || len(ins.ArgDefs) == 0 || cut.cut[ins.Pos.Line] || p.any(ins.Pos) {
+			continue
+		}
+		ok := true
+		for _, a := range ins.ArgDefs {
+			if a.Default == nil || !p.removed[strings.ToLower(strings.Trim(*a.Default, `"'`))] || p.expanded(all, cut, ins, a.Name) {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
+		for _, a := range ins.ArgDefs {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
+
+// expanded reports whether an instruction that stays, other than decl,
+// expands the ARG name.
+func (p *dockerPlan) expanded(all []loader.Instruction, cut *lineCut, decl loader.Instruction, name string) bool {
+	for _, o := range all {
+		if o.Pos.Line == decl.Pos.Line || cut.cut[o.Pos.Line] {
+			continue
+		}
+		t := o.Original
+		for k := strings.Index(t, "$"); k >= 0; k = strings.Index(t, "$") {
+			t = strings.TrimPrefix(t[k+1:], "{")
+			if strings.HasPrefix(t, name) && (len(t) == len(name) || !isAlnum(t[len(name)]|0x20) && t[len(name)] != '_') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// systemPackages are the packages a RUN's apt-get, apt, yum, dnf, apk or
+// zypper install commands name (options aside).
+func systemPackages(ins loader.Instruction) []string {
+	var out []string
+	if ins.Shell == nil {
+		return nil
+	}
+	for _, c := range ins.Shell.Commands {
+		switch c.Name {
+		case "apt-get", "apt", "yum", "dnf", "microdnf", "apk", "zypper":
+		default:
+			continue
+		}
+		installing := false
+		for _, w := range c.Words[1:] {
+			switch {
+			case w.Text == "install" || w.Text == "add":
+				installing = true
+			case installing && !strings.HasPrefix(w.Text, "-") && !strings.ContainsAny(w.Text, "$/"):
+				out = append(out, w.Text)
+			}
+		}
+	}
+	return out
 }

@@ -48,6 +48,14 @@ func TestDockerfileRemovals(t *testing.T) {
 			want: "FROM a AS v\nRUN make\nFROM a\nRUN --mount=type=bind,from=v,target=/iv \\\n    uv pip install --system /iv/*.whl\n",
 		},
 		{
+			// Review of issue 30 (nixl's Dockerfile.rocm): an ARG that
+			// only chose a stage of the source build goes with it.
+			name: "an ARG whose default is a removed stage, expanded only by removed FROMs",
+			src:  "ARG MC_IMAGE=mooncake-build\nARG KEEP=1\nFROM ubuntu AS mooncake-build\nRUN make\n\nFROM ${MC_IMAGE} AS mooncake-src\n\nFROM ubuntu AS final\nRUN echo ${KEEP}\n",
+			fs:   []finding.Finding{at(ruleStage, 3, 16), at(ruleStage, 6, 23)},
+			want: "ARG KEEP=1\n\nFROM ubuntu AS final\nRUN echo ${KEEP}\n",
+		},
+		{
 			name: "a package besides the mounted wheel",
 			src:  "FROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=mc,target=/im pip install numpy /im/x.whl\n",
 			fs:   []finding.Finding{at(ruleStage, 1, 11), at(ruleStage, 4, 5)},
@@ -150,6 +158,7 @@ func TestDockerfileReview(t *testing.T) {
 		{"a RUN that installs the wheel and uses its mount another way", "FROM a AS v\nRUN make\nFROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=v,target=/iv \\\n    --mount=type=bind,from=mc,target=/im \\\n    uv pip install --system /iv/*.whl /im/*.whl && ls /im\n", []finding.Finding{at(ruleStage, 3, 11), at(ruleStage, 7, 5)}},
 		{"a RUN whose removed mount is also an option's value (-c)", "FROM a AS v\nRUN make\nFROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=v,target=/iv --mount=type=bind,from=mc,target=/im uv pip install --system /iv/*.whl /im/*.whl -c /im/constraints.txt\n", []finding.Finding{at(ruleStage, 3, 11)}},
 		{"a RUN whose removed mount is --find-links' value", "FROM a AS v\nRUN make\nFROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=v,target=/iv --mount=type=bind,from=mc,target=/im pip install --find-links /im /iv/*.whl /im/*.whl\n", []finding.Finding{at(ruleStage, 3, 11)}},
+		{"an ARG whose default is a removed stage, expanded by a kept instruction", "ARG MC_IMAGE=mooncake-build\nFROM ubuntu AS mooncake-build\nRUN make\n\nFROM ubuntu AS final\nRUN echo ${MC_IMAGE}\n", []finding.Finding{at(ruleStage, 2, 16)}},
 		{"a RUN whose install command would be left with nothing", "FROM a AS mc\nRUN make\nFROM a\nRUN --mount=type=bind,from=mc,target=/im pip install /im/x.whl && echo hi\n", []finding.Finding{at(ruleStage, 1, 11), at(ruleStage, 4, 5)}},
 		{"an ENV that only mentions the ARG", "ARG MOONCAKE_BRANCH=v1\nFROM a\nARG MOONCAKE_BRANCH\nENV TAG=\"mc${MOONCAKE_BRANCH}\"\nRUN echo \"$TAG\"\n", []finding.Finding{at(ruleArg, 4, 13)}},
 		{"a stage's bare ARG would lose the global default", "ARG MOONCAKE_BRANCH=v1\nFROM a\nARG MOONCAKE_BRANCH WORKDIR_X\nRUN echo \"${MOONCAKE_BRANCH}\"\n", []finding.Finding{at(ruleArg, 1, 5)}},

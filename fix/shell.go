@@ -257,7 +257,14 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 	case *syntax.Block:
 		p.stmts(c.Stmts)
 	case *syntax.Subshell:
+		if p.buildChain(st, true) {
+			return p.remove(st)
+		}
 		p.stmts(c.Stmts)
+	case *syntax.BinaryCmd:
+		if p.buildChain(st, false) {
+			return p.remove(st)
+		}
 	case *syntax.FuncDecl:
 		outer := p.fn
 		p.fn = c.Name.Value

@@ -420,3 +420,57 @@ func (p *shPlan) nameAt(is []int, w *syntax.Word, name string) bool {
 	}
 	return false
 }
+
+// prepCmds prepare or report a source build's steps without doing work of
+// their own: a chain of them and the build's own steps is the build.
+var prepCmds = map[string]bool{"cd": true, "pushd": true, "popd": true, "mkdir": true, "rm": true, "echo": true, "printf": true, "true": true, ":": true, "ls": true}
+
+// stateCmds change the shell running the script (its directory, options,
+// variables): outside a subshell, a chain that runs one does more than
+// the source build.
+var stateCmds = map[string]bool{"cd": true, "pushd": true, "popd": true, "export": true, "set": true, "source": true, ".": true, "shopt": true, "umask": true, "alias": true, "unset": true, "declare": true, "eval": true}
+
+// buildChain reports whether a statement is a source build of its own:
+// a subshell, or an && chain, every command of which a finding names or
+// only prepares (cd, mkdir, rm, echo), with at least one finding, and no
+// output redirection. A subshell's cd and assignments stay inside it; a
+// chain in the script's own shell may not change its state (issue 30:
+// nixl's `( cd /tmp && git clone …Mooncake.git && … && ninja install )`).
+func (p *shPlan) buildChain(st *syntax.Stmt, subshell bool) bool {
+	if st.Background || st.Negated || len(st.Redirs) > 0 || len(p.in(st)) == 0 {
+		return false
+	}
+	ok := true
+	syntax.Walk(st, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.BinaryCmd:
+			if x.Op != syntax.AndStmt {
+				ok = false
+			}
+		case *syntax.Stmt:
+			if len(x.Redirs) > 0 && x != st {
+				for _, r := range x.Redirs {
+					if r.Op != syntax.RdrIn && (r.Word == nil || r.Word.Lit() != "/dev/null") {
+						ok = false
+					}
+				}
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 {
+				ok = ok && subshell // an assignment: the subshell's own
+				return true
+			}
+			name := x.Args[0].Lit()
+			if !subshell && stateCmds[name] {
+				ok = false
+			}
+			if len(p.in(x)) == 0 && !prepCmds[name] && !p.readsSource(&syntax.Stmt{Cmd: x}) {
+				ok = false
+			}
+		case *syntax.DeclClause, *syntax.IfClause, *syntax.ForClause, *syntax.WhileClause, *syntax.CaseClause, *syntax.FuncDecl:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}

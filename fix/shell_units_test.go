@@ -142,3 +142,38 @@ func TestShellUnitsReview(t *testing.T) {
 		},
 	})
 }
+
+// Review of issue 30 (real-repo sweep: nixl's .gitlab/build-rocm.sh): a
+// subshell or && chain that is the source build, with variants.
+func TestShellBuildChains(t *testing.T) {
+	safe := func(src []byte, fs []finding.Finding) Plan { return Shell("ci.sh", src, fs, Options{}) }
+	clone := "git clone https://github.com/kvcache-ai/Mooncake.git"
+	runPlans(t, safe, []planCase{
+		{
+			name:    "a subshell that clones and builds goes",
+			src:     "set -e\n(\n    cd /tmp &&\n    " + clone + " &&\n    cd Mooncake && mkdir build && cd build && cmake .. && ninja install\n)\necho done\n",
+			needles: [][2]string{{ruleStep, "git clone"}, {ruleStep, "cmake"}, {ruleStep, "ninja"}},
+			want:    "set -e\necho done\n",
+		},
+		{
+			name:     "variant: a chain in the script's own shell that changes its directory stays",
+			src:      "set -e\ncd /tmp && " + clone + " && make -C Mooncake\nls\n",
+			needles:  [][2]string{{ruleStep, "git clone"}, {ruleStep, "make"}},
+			want:     "set -e\ncd /tmp && " + clone + " && make -C Mooncake\nls\n",
+			declined: 2,
+		},
+		{
+			name:    "variant: a chain without cd goes",
+			src:     "set -e\n" + clone + " /opt/mc && make -C /opt/mc install\necho done\n",
+			needles: [][2]string{{ruleStep, "git clone"}, {ruleStep, "make"}},
+			want:    "set -e\necho done\n",
+		},
+		{
+			name:     "variant: a subshell that also does other work stays",
+			src:      "(\n    cd /tmp && " + clone + " && make -C Mooncake && docker push registry/app:latest\n)\necho done\n",
+			needles:  [][2]string{{ruleStep, "git clone"}, {ruleStep, "make"}},
+			want:     "(\n    cd /tmp && " + clone + " && make -C Mooncake && docker push registry/app:latest\n)\necho done\n",
+			declined: 2,
+		},
+	})
+}

@@ -322,8 +322,11 @@ func fileEdits(ff *File, opt fix.Options) ([]fix.Edit, string) {
 
 // unsafeWhy says what an unsafe fix of a rule changes beyond its finding.
 func unsafeWhy(fd finding.Finding) string {
-	if fd.Name == "wheel-pin-too-low" {
+	switch fd.Name {
+	case "wheel-pin-too-low":
 		return "the requirement would admit versions it excludes now"
+	case "wheel-pin-missing":
+		return "no build file installs the file it creates: lint would be clean and the image would still install nothing"
 	}
 	return "the rule marks it unsafe"
 }

@@ -33,7 +33,7 @@ func DetectName(rel string) (Kind, bool) {
 	base := path.Base(rel)
 	lower := strings.ToLower(base)
 	switch {
-	case base == "Dockerfile" || strings.HasPrefix(base, "Dockerfile.") ||
+	case base == "Dockerfile" || strings.HasPrefix(base, "Dockerfile.") && !otherLanguage[strings.ToLower(strings.TrimPrefix(path.Ext(base), "."))] ||
 		strings.HasSuffix(base, ".Dockerfile") || strings.HasSuffix(base, ".dockerfile"):
 		return KindDockerfile, true
 	case containerfileName(lower):
@@ -82,7 +82,12 @@ func containerfileName(lower string) bool {
 var otherLanguage = map[string]bool{"go": true, "py": true, "md": true, "rst": true, "txt": true, "json": true, "yml": true, "yaml": true,
 	"toml": true, "sh": true, "bash": true, "rs": true, "js": true, "ts": true, "java": true, "rb": true, "c": true, "h": true,
 	"cc": true, "cpp": true, "hcl": true, "html": true, "xml": true, "orig": true, "bak": true, "swp": true, "lock": true, "sum": true,
-	"mod": true, "snap": true, "golden": true, "tar": true, "gz": true, "zip": true}
+	"mod": true, "snap": true, "golden": true, "tar": true, "gz": true, "zip": true,
+	// Pictures and documents about a Dockerfile (vLLM's
+	// docker/dockerfile-stages-dependency.png, issue 30's sweep).
+	"png": true, "jpg": true, "jpeg": true, "gif": true, "svg": true, "webp": true, "bmp": true, "ico": true,
+	"pdf": true, "dot": true, "mmd": true, "puml": true, "drawio": true, "csv": true, "tsv": true,
+	"ipynb": true, "log": true, "patch": true, "diff": true}
 
 func underDir(rel, dir string) bool {
 	parts := strings.Split(path.Dir(rel), "/")

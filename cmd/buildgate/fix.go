@@ -260,6 +260,9 @@ func countFound(fds []finding.Finding, want map[string]bool) int {
 // with the files changed and the fixes only --unsafe-fixes applies.
 func fixSummary(found, fixed, left, files, hidden int) string {
 	head := "Found " + plural2(found, "finding")
+	// A finding whose premise a fix removed (a missing file no longer
+	// needed once the source build is gone) is gone too: fixed.
+	fixed = max(fixed, found-left)
 	if more := fixed + left - found; more > 0 {
 		// The fixed files showed findings the first lint did not (a pin
 		// added makes an image that installs none of it visible).
@@ -399,6 +402,9 @@ func applyPlan(stdout, stderr io.Writer, diff bool, root string, out *lint.Outco
 			continue
 		}
 		changed++
+		for _, n := range ff.Plan.Notes {
+			fmt.Fprintf(stdout, "%s: note: %s\n", report.SafePath(p), report.Visible(n))
+		}
 		if diff {
 			if _, err := io.WriteString(stdout, report.SafeDiff(fix.Diff(p, ff.Old, ff.New))); err != nil {
 				return nil, 0, 0, err
