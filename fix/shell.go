@@ -93,6 +93,10 @@ func Shell(path string, src []byte, fs []finding.Finding, opt Options) Plan {
 	if len(edits) == 0 {
 		return plan
 	}
+	if err := p.overwritten(f, edits); err != nil {
+		// Its lines are the script's own already.
+		return declineAll(fs, fmt.Sprintf("the fixed script would %v; fix it by hand", err))
+	}
 	fixed, err := Apply(src, edits)
 	var gone []string
 	if err == nil {

@@ -474,3 +474,71 @@ func (p *shPlan) buildChain(st *syntax.Stmt, subshell bool) bool {
 	})
 	return ok
 }
+
+// overwritten finds a removed assignment of a variable no finding names
+// that a kept read after it, in the same function, would now see another
+// value of: one a kept assignment before it gave (`read -r TAG` …
+// `TAG="${MOONCAKE_CACHE_KEY}"` … `docker pull "x:${TAG}"`). A kept
+// assignment between them sets it again, and then nothing changes.
+// Positions are the script's own; the first such read is told.
+func (p *shPlan) overwritten(f *syntax.File, edits []Edit) error {
+	gone := func(off int) bool {
+		if p.cut.cut[lineOf(p.src, off)] {
+			return true
+		}
+		_, ok := Covering(edits, off)
+		return ok
+	}
+	type site struct {
+		fn, name string
+		off      int
+		set      bool
+	}
+	var sites []site
+	var walk func(n syntax.Node, fn string)
+	walk = func(n syntax.Node, fn string) {
+		syntax.Walk(n, func(m syntax.Node) bool {
+			switch x := m.(type) {
+			case *syntax.FuncDecl:
+				if m != n {
+					walk(x.Body, x.Name.Value)
+					return false
+				}
+			case *syntax.Assign:
+				if x.Name != nil && !x.Naked {
+					sites = append(sites, site{fn, x.Name.Value, int(x.Pos().Offset()), true})
+				}
+			case *syntax.ParamExp:
+				if x.Param != nil {
+					sites = append(sites, site{fn, x.Param.Value, int(x.Pos().Offset()), false})
+				}
+			}
+			return true
+		})
+	}
+	walk(f, "")
+	for i, a := range sites {
+		if !a.set || p.named[a.name] || !gone(a.off) {
+			continue
+		}
+		keptBefore := false
+		for _, b := range sites[:i] {
+			if b.set && b.fn == a.fn && b.name == a.name && !gone(b.off) {
+				keptBefore = true
+			}
+		}
+		if !keptBefore {
+			continue // checkShell looks at reads of what only removed commands set
+		}
+		for _, r := range sites[i+1:] {
+			if r.fn != a.fn || r.name != a.name || gone(r.off) {
+				continue
+			}
+			if r.set {
+				break // set again before any kept read
+			}
+			return fmt.Errorf("read %s on line %d with another value than the removed assignment on line %d gave it", a.name, lineOf(p.src, r.off), lineOf(p.src, a.off))
+		}
+	}
+	return nil
+}

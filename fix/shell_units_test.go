@@ -177,3 +177,30 @@ func TestShellBuildChains(t *testing.T) {
 		},
 	})
 }
+
+// Review of issue 30 (red team): a removed assignment whose variable a
+// kept read would now see with an older value.
+func TestShellOverwrittenAssignment(t *testing.T) {
+	safe := func(src []byte, fs []finding.Finding) Plan { return Shell("ci.sh", src, fs, Options{}) }
+	runPlans(t, safe, []planCase{
+		{
+			name:     "read after a removed overwrite",
+			src:      "TAG=\"\"\nread -r TAG < /etc/hostname || true\nTAG=\"${MC_KEY}\"\ndocker pull \"x:${TAG}\"\n",
+			needles:  [][2]string{{ruleCache, "MC_KEY"}},
+			want:     "TAG=\"\"\nread -r TAG < /etc/hostname || true\nTAG=\"${MC_KEY}\"\ndocker pull \"x:${TAG}\"\n",
+			declined: 1,
+		},
+		{
+			name:    "variant: set again before it is read",
+			src:     "TAG=a\nTAG=\"${MC_KEY}\"\nTAG=b\necho \"${TAG}\"\n",
+			needles: [][2]string{{ruleCache, "MC_KEY"}},
+			want:    "TAG=a\nTAG=b\necho \"${TAG}\"\n",
+		},
+		{
+			name:    "variant: read before the removed assignment only",
+			src:     "TAG=a\necho \"${TAG}\"\nTAG=\"${MC_KEY}\"\n",
+			needles: [][2]string{{ruleCache, "MC_KEY"}},
+			want:    "TAG=a\necho \"${TAG}\"\n",
+		},
+	})
+}
