@@ -403,7 +403,8 @@ func applyPlan(stdout, stderr io.Writer, diff bool, root string, out *lint.Outco
 		}
 		changed++
 		for _, n := range ff.Plan.Notes {
-			fmt.Fprintf(stdout, "%s: note: %s\n", report.SafePath(p), report.Visible(n))
+			// On stderr: --diff's stdout is a patch.
+			fmt.Fprintf(stderr, "buildgate: %s: note: %s\n", report.SafePath(p), report.Visible(n))
 		}
 		if diff {
 			if _, err := io.WriteString(stdout, report.SafeDiff(fix.Diff(p, ff.Old, ff.New))); err != nil {
