@@ -63,7 +63,7 @@ func TestFixKeepsWhatTheImageDoes(t *testing.T) {
 	df := "FROM rocm/dev\nARG INSTALL_MOONCAKE=1\nARG MOONCAKE_REPO=https://github.com/kvcache-ai/Mooncake.git\n\n" +
 		"# ==== Mooncake TransferEngine ====\n# Built from source with Go for its etcd wrapper.\n" +
 		"ENV PATH=\"/usr/local/go/bin:${PATH}\"\n" +
-		"RUN if [ \"${INSTALL_MOONCAKE}\" = \"1\" ]; then \\\n        curl -fsSL https://go.dev/dl/go1.22.2.linux-amd64.tar.gz | tar -C /usr/local -xz && rm -rf /usr/local/go/pkg/tool && \\\n        git clone ${MOONCAKE_REPO} /app/mooncake && cd /app/mooncake && cmake . && make install; \\\n    fi\n\n" +
+		"RUN if [ \"${INSTALL_MOONCAKE}\" = \"1\" ]; then \\\n        apt-get install -y --no-install-recommends libibverbs-dev rdma-core && \\\n        curl -fsSL https://go.dev/dl/go1.22.2.linux-amd64.tar.gz | tar -C /usr/local -xz && rm -rf /usr/local/go/pkg/tool && \\\n        git clone ${MOONCAKE_REPO} /app/mooncake && cd /app/mooncake && cmake . && make install; \\\n    fi\n\n" +
 		"# RDMA provider, required for correct RDMA operation.\n" +
 		"RUN if [ \"${INSTALL_MOONCAKE}\" = \"1\" ]; then \\\n        apt-get install -y ./libionic1.deb; \\\n    fi\n\n" +
 		"RUN pip install --no-cache-dir msgpack quart\n"
@@ -86,6 +86,9 @@ func TestFixKeepsWhatTheImageDoes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "requirements/rocm.txt")); err == nil {
 		t.Error("created requirements/rocm.txt, which the image does not read")
+	}
+	if !strings.Contains(r.stderr, "note: line 8: the removed RUN also installed system packages (libibverbs-dev, rdma-core)") {
+		t.Errorf("no note of the system packages:\n%s", r.stderr)
 	}
 	if r.code != 1 || !strings.Contains(r.stdout, "1 remaining") || !strings.Contains(r.stdout, "1 fix more with --unsafe-fixes") || !strings.Contains(r.stdout, "unsafe fix: removing this switch also stops the RUN at line") {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
