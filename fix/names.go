@@ -179,10 +179,22 @@ func (u *universe) namesIn(p string, text []byte) (mentions, error) {
 		}
 	case known && kind == loader.KindShell || !known && shellLike(text):
 		u.scriptNames(m, p, text)
+	case yamlLike(p) && u.yamlNames(m, text, strings.HasSuffix(p, ".json")):
+		// Read as YAML (JSON is YAML too): whole words (issue 30).
 	default:
 		u.textWords(m, text, strings.HasSuffix(p, ".json"))
 	}
 	return m, nil
+}
+
+// yamlLike reports whether a file is YAML or JSON by its name.
+func yamlLike(p string) bool {
+	for _, ext := range []string{".yml", ".yaml", ".json"} {
+		if strings.HasSuffix(strings.ToLower(p), ext) {
+			return true
+		}
+	}
+	return false
 }
 
 // hclNames adds the names a bake file names: its own kinds of names read

@@ -197,6 +197,28 @@ func TestFixCrossFileReview(t *testing.T) {
 	// A stage named `source` built FROM the Mooncake stage goes with it
 	// (red team of issue 30).
 	df := "FROM rocm/dev AS base\n\nFROM base AS mooncake_go\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /opt/mc\n\nFROM mooncake_go AS source\nRUN make -C /opt/mc\n\nFROM base AS app\nRUN echo app\n"
+	yml := func(run string) string {
+		return "name: b\non: push\njobs:\n  b:\n    runs-on: ubuntu-latest\n    steps:\n      - run: " + run + "\n"
+	}
+	for _, c := range []struct {
+		name, path, script string
+		fixed              bool
+	}{
+		{"a workflow's echo", ".github/workflows/b.yml", yml(`echo "use source ${{ github.sha }}"`), true},
+		{"variant: a workflow's prose in a name", ".github/workflows/b.yml", "name: build from source\non: push\njobs:\n  b:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make\n", true},
+		{"variant: a workflow's --target", ".github/workflows/b.yml", yml("docker build --target source -f docker/Dockerfile.rocm ."), false},
+		{"variant: a compose build target", "compose.yaml", "services:\n  a:\n    build:\n      context: .\n      target: source\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, map[string]string{"docker/Dockerfile.rocm": df, "requirements/rocm.txt": i30Pin, c.path: c.script})
+			r := runBin(t, dir, "fix", "--root", ".")
+			b, _ := os.ReadFile(filepath.Join(dir, "docker/Dockerfile.rocm"))
+			if fixed := !strings.Contains(string(b), "AS source"); fixed != c.fixed {
+				t.Errorf("fixed %v, want %v\n%s%s", fixed, c.fixed, r.stdout, r.stderr)
+			}
+		})
+	}
 	for _, c := range []struct {
 		name, script string
 		fixed        bool
