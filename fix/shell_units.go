@@ -19,6 +19,10 @@ import (
 // --unsafe-fixes); without it they are declined, with why.
 type Options struct {
 	Unsafe bool
+	// OwnOnly applies only findings' own fixes (pins), no removal: fix's
+	// later passes, so that a pass never removes what an earlier one
+	// kept as unsafe or added.
+	OwnOnly bool
 }
 
 // countSets calls f with "function NUL name" for each assignment in n that

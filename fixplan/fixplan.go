@@ -296,7 +296,10 @@ func fileEdits(ff *File, opt fix.Options) ([]fix.Edit, string) {
 		edits = append(edits, e)
 		owners = append(owners, fd)
 	}
-	if len(removals) == 0 {
+	if len(removals) == 0 || opt.OwnOnly {
+		for _, fd := range removals {
+			unsafe = append(unsafe, fix.Declined{Finding: fd, Reason: "found after the removal of the source build; run buildgate fix again to look at it"})
+		}
 		ff.Plan.Declined = append(ff.Plan.Declined, unsafe...)
 		return edits, ""
 	}

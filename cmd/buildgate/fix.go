@@ -86,7 +86,7 @@ a usage, configuration or policy error.`,
 // with fix, plans the fixes of the findings of the rules chosen (all when
 // none is); stderr hears the notes about the run's inputs (nil: none, for
 // the second run).
-func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer, dog *watchdog, rules []string, unsafe bool) (string, *lint.Outcome, map[string]bool, error) {
+func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer, dog *watchdog, rules []string, unsafe, ownOnly bool) (string, *lint.Outcome, map[string]bool, error) {
 	run, err := prepare(ctx, f, args, stderr, dog)
 	if err != nil {
 		return "", nil, nil, err
@@ -107,7 +107,7 @@ func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer,
 			return "", nil, nil, usageErr("--rule %q: not a rule id or name (see buildgate rules)", r)
 		}
 	}
-	run.opts.Fix = &lint.FixOptions{Rules: want, Unsafe: unsafe}
+	run.opts.Fix = &lint.FixOptions{Rules: want, Unsafe: unsafe, OwnOnly: ownOnly}
 	dog.set("linting")
 	out, err := lint.Run(ctx, run.opts)
 	if err != nil {
@@ -136,7 +136,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	maxMemory = f.lint.maxMemoryMB << 20
 	dog := startWatchdog(stderr, f.lint.timeout)
 	defer dog.stop()
-	root, out, want, err := lintOnce(runCtx, f.lint, args, stderr, dog, f.rules, f.unsafe)
+	root, out, want, err := lintOnce(runCtx, f.lint, args, stderr, dog, f.rules, f.unsafe, false)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	// Why findings were not fixed, by whyKey, in file order: findings keep
 	// their order across the re-lint (a fix moves lines, never reorders
 	// them), so reasons are taken in the same order.
-	var why map[string][]string
+	why := map[string][]string{}
 	files := map[string]bool{}
 	applied, hidden := 0, 0
 	// As ruff does, fix runs again on what it fixed until nothing changes
@@ -159,12 +159,22 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 			}
 			return &exitError{code: exitUsage, msg: out.FixError.Error()}
 		}
-		why = map[string][]string{}
+		passWhy := map[string][]string{}
 		var written []*lint.FixFile
-		var n int
-		written, n, hidden, err = applyPlan(stdout, stderr, f.diff, root, out, why)
+		var n, h int
+		written, n, h, err = applyPlan(stdout, stderr, f.diff, root, out, passWhy)
 		if err != nil || f.diff {
 			return err
+		}
+		// The first pass's reasons stand (an unsafe fix stays unsafe);
+		// later passes add reasons for findings it did not see.
+		for k, v := range passWhy {
+			if _, ok := why[k]; !ok {
+				why[k] = v
+			}
+		}
+		if pass == 1 {
+			hidden = h
 		}
 		applied += n
 		for _, ff := range written {
@@ -182,7 +192,10 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 		defer dogAfter.stop()
 		dogAfter.set("linting the fixed files")
 		last := len(written) == 0 || pass == maxFixPasses
-		_, next, _, err := lintOnce(afterCtx, f.lint, args, nil, dogAfter, f.rules, f.unsafe)
+		// Later passes make the findings' own fixes only (a pin the
+		// first pass's pin calls for), never a removal: a removal the
+		// first pass kept as unsafe or declined stays so.
+		_, next, _, err := lintOnce(afterCtx, f.lint, args, nil, dogAfter, f.rules, f.unsafe, true)
 		dogAfter.stop()
 		if err != nil {
 			return err

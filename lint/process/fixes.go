@@ -15,6 +15,8 @@ type FixOptions struct {
 	// Unsafe applies the fixes that change what the build does beyond a
 	// finding's own element (--unsafe-fixes).
 	Unsafe bool
+	// OwnOnly plans only the findings' own fixes (fix's later passes).
+	OwnOnly bool
 }
 
 // Planned is where the fixes step puts a fix run's plan.
@@ -49,7 +51,7 @@ func Fixes(ctx context.Context, root string, rules []finding.Rule, o *FixOptions
 				sel = append(sel, fd)
 			}
 		}
-		planned.Files, planned.Err = fixplan.Plan(ctx, root, sel, *suppressed, fix.Options{Unsafe: o.Unsafe})
+		planned.Files, planned.Err = fixplan.Plan(ctx, root, sel, *suppressed, fix.Options{Unsafe: o.Unsafe, OwnOnly: o.OwnOnly})
 		return shown
 	}}
 }
