@@ -266,6 +266,8 @@ func TestDockerfileToolPath(t *testing.T) {
 	}{
 		{"only the removed step uses it", "FROM a\nENV BUILD_MC=1\nENV PATH=/usr/local/go/bin:${PATH}\n" + gated + "RUN echo done\n", false},
 		{"a kept step runs go", "FROM a\nENV BUILD_MC=1\nENV PATH=/usr/local/go/bin:${PATH}\n" + gated + "RUN go build ./cmd/app\n", true},
+		{"a kept step runs gofmt", "FROM a\nENV BUILD_MC=1\nENV PATH=/usr/local/go/bin:${PATH}\n" + gated + "RUN gofmt -l /src\n", true},
+		{"an exec-form CMD runs go", "FROM a\nENV BUILD_MC=1\nENV PATH=/usr/local/go/bin:${PATH}\n" + gated + "CMD [\"go\", \"version\"]\n", true},
 		{"a kept step unpacks it there", "FROM a\nENV BUILD_MC=1\nRUN curl -fsSL https://go.dev/dl/go.tgz | tar -C /usr/local -xz && ls /usr/local/go\nENV PATH=/usr/local/go/bin:${PATH}\n" + gated + "RUN echo done\n", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

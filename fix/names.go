@@ -310,7 +310,7 @@ func joinedText(text []byte) []byte {
 // brace or an expansion: bash may build the name there
 // ({nixl,mooncake}-rocm-ci, "${dep}-rocm-ci"), so the file is parsed.
 func (u *universe) anyPart(text []byte) bool {
-	if len(u.parts) == 0 || !bytes.ContainsAny(text, "{$") {
+	if len(u.parts) == 0 || !bytes.ContainsAny(text, "{$`\\") {
 		return false
 	}
 	low := asciiLower(text)

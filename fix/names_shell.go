@@ -21,10 +21,13 @@ func (u *universe) shellWords(m mentions, f *syntax.File) {
 	// no stage `source`), nor do the words echo and printf print: they
 	// are messages, not references (issue 30).
 	notRef := map[*syntax.Word]bool{}
+	consumed := consumedCalls(f)
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
 			notRef[c.Args[0]] = true
-			if name := c.Args[0].Lit(); name == "echo" || name == "printf" {
+			// What echo prints is a message, unless something reads it
+			// (a pipe, a substitution, a redirection to a file).
+			if name := c.Args[0].Lit(); (name == "echo" || name == "printf") && !consumed[c] {
 				for _, a := range c.Args[1:] {
 					notRef[a] = true
 				}
@@ -104,6 +107,43 @@ func (u *universe) braceWords(m mentions, w *syntax.Word) {
 		}
 		u.words(m, []byte(joinedWord(x)), line, false, true)
 	}
+}
+
+// consumedCalls are the commands whose output something reads: inside a
+// command or process substitution, on the left of a pipe, or with their
+// output redirected to anything but the terminal's streams.
+func consumedCalls(f *syntax.File) map[*syntax.CallExpr]bool {
+	out := map[*syntax.CallExpr]bool{}
+	markAll := func(n syntax.Node) {
+		syntax.Walk(n, func(m syntax.Node) bool {
+			if c, ok := m.(*syntax.CallExpr); ok {
+				out[c] = true
+			}
+			return true
+		})
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			markAll(x)
+		case *syntax.ProcSubst:
+			markAll(x)
+		case *syntax.BinaryCmd:
+			if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
+				markAll(x.X)
+			}
+		case *syntax.Stmt:
+			for _, r := range x.Redirs {
+				if r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.Op == syntax.RdrClob {
+					if w := r.Word.Lit(); w != "/dev/stderr" && w != "/dev/stdout" && w != "/dev/null" && w != "2" && w != "1" {
+						markAll(x)
+					}
+				}
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // knownValues are the literal values a script gives its variables: the
@@ -222,10 +262,24 @@ func defaultOf(x *syntax.ParamExp) (string, bool) {
 	if x.Param == nil || x.Exp == nil || x.Excl || x.Length || x.Index != nil || x.Slice != nil || x.Repl != nil {
 		return "", false
 	}
-	if x.Exp.Op != syntax.DefaultUnset && x.Exp.Op != syntax.DefaultUnsetOrNull || x.Exp.Word == nil || !literalWord(x.Exp.Word) {
+	switch x.Exp.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+	default:
 		return "", false
 	}
-	return joinedWord(x.Exp.Word), true
+	if x.Exp.Word == nil {
+		return "", false
+	}
+	if literalWord(x.Exp.Word) {
+		return joinedWord(x.Exp.Word), true
+	}
+	// ${a:-${b:-mooncake}}: the innermost literal default.
+	if len(x.Exp.Word.Parts) == 1 {
+		if inner, ok := x.Exp.Word.Parts[0].(*syntax.ParamExp); ok {
+			return defaultOf(inner)
+		}
+	}
+	return "", false
 }
 
 // paramName is the variable a plain expansion reads ($x, ${x}, ${x:-v}

@@ -201,8 +201,17 @@ func (p *shPlan) stmts(list []*syntax.Stmt) bool {
 func readsStatus(st *syntax.Stmt) bool {
 	found := false
 	syntax.Walk(st, func(n syntax.Node) bool {
-		if x, ok := n.(*syntax.ParamExp); ok && x.Param != nil && x.Param.Value == "?" {
-			found = true
+		switch x := n.(type) {
+		case *syntax.ParamExp:
+			// $? and ${PIPESTATUS[…]}: the status of what ran before.
+			if x.Param != nil && (x.Param.Value == "?" || x.Param.Value == "PIPESTATUS") {
+				found = true
+			}
+		case *syntax.CallExpr:
+			// A bare return or exit returns the last command's status.
+			if len(x.Args) == 1 && (x.Args[0].Lit() == "return" || x.Args[0].Lit() == "exit") {
+				found = true
+			}
 		}
 		return !found
 	})
@@ -228,34 +237,11 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 			return p.remove(st)
 		}
 	case *syntax.IfClause:
-		if st.Redirs != nil || st.Background || st.Negated {
-			break
-		}
-		if p.sourceIf(c) {
-			return p.unit(st, "runs only when the source build is configured, but its body does work that names no part of it")
-		}
-		if p.ifGoes(c) {
-			return p.remove(st)
-		}
+		return p.ifStmt(st, c)
 	case *syntax.CaseClause:
-		for k, it := range c.Items {
-			// The branch before falling through into this one (;&) would
-			// fall into the next instead.
-			into := k > 0 && c.Items[k-1].Op == syntax.Fallthrough
-			if len(it.Patterns) == 1 && len(p.in(it.Patterns[0])) > 0 && !into && p.own(it.Pos(), it.End()) {
-				p.cut.remove(int(it.Pos().Line()), int(it.End().Line()))
-				continue
-			}
-			p.stmts(it.Stmts)
-		}
+		p.caseBranches(c)
 	case *syntax.ForClause:
-		if wi, ok := c.Loop.(*syntax.WordIter); ok {
-			if p.sourceLoop(wi) && st.Redirs == nil && !st.Background {
-				return p.unit(st, "loops only over the source build's names, but its body does work that names no part of it")
-			}
-			p.loopWords(wi)
-		}
-		p.stmts(c.Do)
+		return p.forStmt(st, c)
 	case *syntax.WhileClause:
 		p.stmts(c.Do)
 	case *syntax.Block:
@@ -275,6 +261,46 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 		p.stmt(c.Body)
 		p.fn = outer
 	}
+	return false
+}
+
+// ifStmt plans an if: a unit on the source build's variables, or one
+// whose every branch loses all its commands.
+func (p *shPlan) ifStmt(st *syntax.Stmt, c *syntax.IfClause) bool {
+	if st.Redirs != nil || st.Background || st.Negated {
+		return false
+	}
+	if p.sourceIf(c) {
+		return p.unit(st, "runs only when the source build is configured, but its body does work that names no part of it")
+	}
+	return p.ifGoes(c) && p.remove(st)
+}
+
+// caseBranches plans a case: a branch whose only pattern a finding names
+// goes; the others are planned as lists.
+func (p *shPlan) caseBranches(c *syntax.CaseClause) {
+	for k, it := range c.Items {
+		// The branch before falling through into this one (;&) would
+		// fall into the next instead.
+		into := k > 0 && c.Items[k-1].Op == syntax.Fallthrough
+		if len(it.Patterns) == 1 && len(p.in(it.Patterns[0])) > 0 && !into && p.own(it.Pos(), it.End()) {
+			p.cut.remove(int(it.Pos().Line()), int(it.End().Line()))
+			continue
+		}
+		p.stmts(it.Stmts)
+	}
+}
+
+// forStmt plans a for loop: a unit over only the source build's names,
+// else the words of its list and its body.
+func (p *shPlan) forStmt(st *syntax.Stmt, c *syntax.ForClause) bool {
+	if wi, ok := c.Loop.(*syntax.WordIter); ok {
+		if p.sourceLoop(wi) && st.Redirs == nil && !st.Background {
+			return p.unit(st, "loops only over the source build's names, but its body does work that names no part of it")
+		}
+		p.loopWords(wi)
+	}
+	p.stmts(c.Do)
 	return false
 }
 

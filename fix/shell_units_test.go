@@ -204,3 +204,47 @@ func TestShellOverwrittenAssignment(t *testing.T) {
 		},
 	})
 }
+
+// Second review of issue 30: statuses read by return, exit and
+// PIPESTATUS; a loop variable set before the loop; what a unit sets
+// other than by a plain assignment.
+func TestShellUnitsSecondReview(t *testing.T) {
+	safe := func(src []byte, fs []finding.Finding) Plan { return Shell("ci.sh", src, fs, Options{}) }
+	gate := "if [[ -n \"${MC_KEY:-}\" ]]; then\n    echo \"key ${MC_KEY}\"\n"
+	keep := func(name, src string, n int) planCase {
+		return planCase{name: name, src: src, needles: [][2]string{{ruleCache, "MC_KEY:-"}, {ruleCache, "MC_KEY}\""}}, want: src, declined: n}
+	}
+	runPlans(t, safe, []planCase{
+		keep("a bare return after the if", "check() {\n    grep -q x /etc/hostname\n"+gate+"    fi\n    return\n}\ncheck\n", 2),
+		keep("variant: a bare exit", "grep -q x /etc/hostname\n"+gate+"fi\nexit\n", 2),
+		keep("variant: PIPESTATUS", "grep -q x /etc/hostname | cat\n"+gate+"fi\necho \"${PIPESTATUS[0]}\"\n", 2),
+		{
+			name:     "a loop variable set before the loop and read after it",
+			src:      "v=none\nfor v in MC_BRANCH MC_KEY; do\n    echo \"passing $v\"\ndone\necho \"last=$v\"\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH "}, {ruleCache, "MC_KEY;"}},
+			want:     "v=none\nfor v in MC_BRANCH MC_KEY; do\n    echo \"passing $v\"\ndone\necho \"last=$v\"\n",
+			declined: 2,
+		},
+		{
+			name:     "a unit that exports PATH is unsafe",
+			src:      "if [[ -n \"${MC_KEY:-}\" ]]; then\n    export PATH=\"/opt/tools/bin:$PATH\"\n    echo \"key ${MC_KEY}\"\nfi\nmytool\n",
+			needles:  [][2]string{{ruleCache, "MC_KEY:-"}, {ruleCache, "MC_KEY}\""}},
+			want:     "if [[ -n \"${MC_KEY:-}\" ]]; then\n    export PATH=\"/opt/tools/bin:$PATH\"\n    echo \"key ${MC_KEY}\"\nfi\nmytool\n",
+			declined: 2,
+		},
+		{
+			name:     "variant: arithmetic on a counter the script keeps",
+			src:      "count=0\nif [[ -n \"${MC_KEY:-}\" ]]; then\n    : $(( count += 1 ))\n    echo \"key ${MC_KEY}\"\nfi\necho \"$count\"\n",
+			needles:  [][2]string{{ruleCache, "MC_KEY:-"}, {ruleCache, "MC_KEY}\""}},
+			want:     "count=0\nif [[ -n \"${MC_KEY:-}\" ]]; then\n    : $(( count += 1 ))\n    echo \"key ${MC_KEY}\"\nfi\necho \"$count\"\n",
+			declined: 2,
+		},
+		{
+			name:     "variant: read into a variable the script keeps",
+			src:      "tag=a\nif [[ -n \"${MC_KEY:-}\" ]]; then\n    read -r tag <<< \"${MC_KEY}\"\nfi\necho \"$tag\"\n",
+			needles:  [][2]string{{ruleCache, "MC_KEY:-"}, {ruleCache, "MC_KEY}\"\nfi"}},
+			want:     "tag=a\nif [[ -n \"${MC_KEY:-}\" ]]; then\n    read -r tag <<< \"${MC_KEY}\"\nfi\necho \"$tag\"\n",
+			declined: 2,
+		},
+	})
+}

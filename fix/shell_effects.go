@@ -1,0 +1,275 @@
+package fix
+
+// What a script unit does besides its own words: the variables it sets
+// that the rest of the script sees, an assignment a kept read relies on,
+// and the chains and options that are the source build's own.
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// buildTools are the programs whose `build` (or `buildx build`, `bake`)
+// takes --build-arg NAME=VALUE options.
+var buildTools = map[string]bool{"docker": true, "podman": true, "buildah": true, "nerdctl": true}
+
+// buildArgs removes, from a `docker build` (buildx build, podman/buildah
+// build) command of a script, the `--build-arg NAME=…` options whose NAME a
+// finding names, as the CI pipeline planner does (issue 30: a script that
+// passes the source build's arguments keeps its other options).
+func (p *shPlan) buildArgs(c *syntax.CallExpr) {
+	if len(c.Args) < 3 || !buildTools[c.Args[0].Lit()] {
+		return
+	}
+	building := false
+	for _, a := range c.Args[1:] {
+		if l := a.Lit(); l == "build" || l == "bake" || l == "bud" {
+			building = true
+		}
+	}
+	if !building {
+		return
+	}
+	for i := 1; i < len(c.Args); i++ {
+		w := c.Args[i]
+		first := w
+		switch {
+		case c.Args[i-1].Lit() == "--build-arg":
+			first = c.Args[i-1]
+		case strings.HasPrefix(w.Lit(), "--build-arg="):
+		default:
+			continue
+		}
+		is := p.in(w)
+		if len(is) == 0 || !literalWord(w) {
+			continue
+		}
+		// The finding must name the argument, not its value.
+		name, _, _ := strings.Cut(strings.TrimPrefix(literalText(w), "--build-arg="), "=")
+		if !p.named[name] && !p.nameAt(is, w, name) {
+			continue
+		}
+		e, why := optionEdit(p.src, int(first.Pos().Offset()), int(w.End().Offset()))
+		if why != "" {
+			continue
+		}
+		p.inline = append(p.inline, e)
+		for _, k := range is {
+			p.fixed[k] = true
+		}
+	}
+}
+
+// nameAt reports whether one of the findings is on name's place in w.
+func (p *shPlan) nameAt(is []int, w *syntax.Word, name string) bool {
+	at := bytes.Index(p.src[w.Pos().Offset():w.End().Offset()], []byte(name))
+	if at < 0 {
+		return false
+	}
+	start := int(w.Pos().Offset()) + at
+	for _, i := range is {
+		if p.offs[i] >= start && p.offs[i] < start+len(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// overwritten finds a removed assignment of a variable no finding names
+// that a kept read after it, in the same function, would now see another
+// value of: one a kept assignment before it gave (`read -r TAG` …
+// `TAG="${MOONCAKE_CACHE_KEY}"` … `docker pull "x:${TAG}"`). A kept
+// assignment between them sets it again, and then nothing changes.
+// Positions are the script's own; the first such read is told.
+func (p *shPlan) overwritten(f *syntax.File, edits []Edit) error {
+	gone := func(off int) bool {
+		if p.cut.cut[lineOf(p.src, off)] {
+			return true
+		}
+		_, ok := Covering(edits, off)
+		return ok
+	}
+	type site struct {
+		fn, name string
+		off      int
+		set      bool
+	}
+	var sites []site
+	var walk func(n syntax.Node, fn string)
+	walk = func(n syntax.Node, fn string) {
+		syntax.Walk(n, func(m syntax.Node) bool {
+			switch x := m.(type) {
+			case *syntax.FuncDecl:
+				if m != n {
+					walk(x.Body, x.Name.Value)
+					return false
+				}
+			case *syntax.Assign:
+				if x.Name != nil && !x.Naked {
+					sites = append(sites, site{fn, x.Name.Value, int(x.Pos().Offset()), true})
+				}
+			case *syntax.ForClause:
+				// A loop sets its variable (its last value stays after it).
+				if wi, ok := x.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+					sites = append(sites, site{fn, wi.Name.Value, int(x.Pos().Offset()), true})
+				}
+			case *syntax.ParamExp:
+				if x.Param != nil {
+					sites = append(sites, site{fn, x.Param.Value, int(x.Pos().Offset()), false})
+				}
+			}
+			return true
+		})
+	}
+	walk(f, "")
+	for i, a := range sites {
+		if !a.set || p.named[a.name] || !gone(a.off) {
+			continue
+		}
+		keptBefore := false
+		for _, b := range sites[:i] {
+			if b.set && b.fn == a.fn && b.name == a.name && !gone(b.off) {
+				keptBefore = true
+			}
+		}
+		if !keptBefore {
+			continue // checkShell looks at reads of what only removed commands set
+		}
+		for _, r := range sites[i+1:] {
+			if r.fn != a.fn || r.name != a.name || gone(r.off) {
+				continue
+			}
+			if r.set {
+				break // set again before any kept read
+			}
+			return fmt.Errorf("read %s on line %d with another value than the removed assignment on line %d gave it", a.name, lineOf(p.src, r.off), lineOf(p.src, a.off))
+		}
+	}
+	return nil
+}
+
+// prepCmds prepare or report a source build's steps without doing work of
+// their own: a chain of them and the build's own steps is the build.
+var prepCmds = map[string]bool{"cd": true, "pushd": true, "popd": true, "mkdir": true, "rm": true, "echo": true, "printf": true, "true": true, ":": true, "ls": true}
+
+// stateCmds change the shell running the script (its directory, options,
+// variables): outside a subshell, a chain that runs one does more than
+// the source build.
+var stateCmds = map[string]bool{"cd": true, "pushd": true, "popd": true, "export": true, "set": true, "source": true, ".": true, "shopt": true, "umask": true, "alias": true, "unset": true, "declare": true, "eval": true}
+
+// buildChain reports whether a statement is a source build of its own:
+// a subshell, or an && chain, every command of which a finding names or
+// only prepares (cd, mkdir, rm, echo), with at least one finding, and no
+// output redirection. A subshell's cd and assignments stay inside it; a
+// chain in the script's own shell may not change its state (issue 30:
+// nixl's `( cd /tmp && git clone …Mooncake.git && … && ninja install )`).
+func (p *shPlan) buildChain(st *syntax.Stmt, subshell bool) bool {
+	if st.Background || st.Negated || len(st.Redirs) > 0 || len(p.in(st)) == 0 {
+		return false
+	}
+	ok := true
+	syntax.Walk(st, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.BinaryCmd:
+			if x.Op != syntax.AndStmt {
+				ok = false
+			}
+		case *syntax.Stmt:
+			if len(x.Redirs) > 0 && x != st {
+				for _, r := range x.Redirs {
+					if r.Op != syntax.RdrIn && (r.Word == nil || r.Word.Lit() != "/dev/null") {
+						ok = false
+					}
+				}
+			}
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 {
+				ok = ok && subshell // an assignment: the subshell's own
+				return true
+			}
+			name := x.Args[0].Lit()
+			if !subshell && stateCmds[name] {
+				ok = false
+			}
+			if len(p.in(x)) == 0 && !prepCmds[name] && !p.readsSource(&syntax.Stmt{Cmd: x}) {
+				ok = false
+			}
+		case *syntax.DeclClause, *syntax.IfClause, *syntax.ForClause, *syntax.WhileClause, *syntax.CaseClause, *syntax.FuncDecl:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// setsOther reports whether a statement sets, in a way that is not a
+// plain assignment, a variable that is not the source build's: read,
+// mapfile, printf -v, let, arithmetic assignment (`: $((n += 1))`), or an
+// export or plain assignment of an environment-wide name (PATH, IFS and
+// any other upper-case name no finding names), which later commands see.
+func (p *shPlan) setsOther(st *syntax.Stmt) bool {
+	other := false
+	mark := func(name string) {
+		if name != "" && !p.srcVar(name) {
+			other = true
+		}
+	}
+	syntax.Walk(st, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 {
+				for _, a := range x.Assigns {
+					if a.Name != nil && upper(a.Name.Value) {
+						mark(a.Name.Value)
+					}
+				}
+				break
+			}
+			switch x.Args[0].Lit() {
+			case "read", "mapfile", "readarray":
+				for _, a := range x.Args[1:] {
+					if l := a.Lit(); l != "" && !strings.HasPrefix(l, "-") {
+						mark(l)
+					}
+				}
+			case "printf":
+				if len(x.Args) > 2 && x.Args[1].Lit() == "-v" {
+					mark(x.Args[2].Lit())
+				}
+			case "let":
+				other = true
+			}
+		case *syntax.DeclClause:
+			for _, a := range x.Args {
+				if a.Name != nil && (x.Variant.Value == "export" || upper(a.Name.Value)) {
+					mark(a.Name.Value)
+				}
+			}
+		case *syntax.BinaryArithm:
+			switch x.Op {
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn:
+				if w, ok := x.X.(*syntax.Word); ok {
+					mark(w.Lit())
+				}
+			}
+		case *syntax.UnaryArithm:
+			if x.Op == syntax.Inc || x.Op == syntax.Dec {
+				if w, ok := x.X.(*syntax.Word); ok {
+					mark(w.Lit())
+				}
+			}
+		}
+		return !other
+	})
+	return other
+}
+
+// upper reports whether a variable name is all upper case (an
+// environment-wide name by convention).
+func upper(name string) bool {
+	return strings.ToUpper(name) == name && strings.ToLower(name) != name
+}
