@@ -239,3 +239,34 @@ func TestFixCrossFileReview(t *testing.T) {
 		})
 	}
 }
+
+// Review of issue 30 (real-repo sweep: kvcache-ai/vllm's CUDA image): an
+// image that installs a configured variant of the package (the CUDA wheel
+// mooncake-transfer-engine) is another platform's, and the ROCm pin is not
+// asked of its requirements files; the file it installs may come through
+// a bind mount of the build context.
+func TestFixLeavesVariantImagesAlone(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{
+		"requirements/rocm.txt":    "torch\nmooncake-transfer-engine-rocm >= 0.3.13\n",
+		"requirements/cuda.txt":    "torch\n",
+		"requirements/kv_conn.txt": "mooncake-transfer-engine >= 0.3.8\n",
+	}
+	for _, c := range []struct{ name, df string }{
+		{"through a bind mount", "FROM nvidia/cuda AS build\nCOPY requirements /workspace/requirements\nRUN uv pip install --system -r /workspace/requirements/cuda.txt\nFROM build AS final\nRUN --mount=type=bind,source=requirements/kv_conn.txt,target=/tmp/kv.txt uv pip install --system -r /tmp/kv.txt\nRUN if [ -n \"${MOONCAKE_WHEEL}\" ]; then uv pip install --system \"${MOONCAKE_WHEEL}\"; fi\n"},
+		{"variant: through a COPY", "FROM nvidia/cuda AS build\nCOPY requirements /workspace/requirements\nRUN uv pip install --system -r /workspace/requirements/cuda.txt\nFROM build AS final\nRUN uv pip install --system -r /workspace/requirements/kv_conn.txt\nRUN if [ -n \"${MOONCAKE_WHEEL}\" ]; then uv pip install --system \"${MOONCAKE_WHEEL}\"; fi\n"},
+		{"variant: named in the command", "FROM nvidia/cuda AS build\nCOPY requirements /workspace/requirements\nRUN uv pip install --system -r /workspace/requirements/cuda.txt\nFROM build AS final\nRUN uv pip install --system \"mooncake-transfer-engine>=0.3.8\"\nRUN if [ -n \"${MOONCAKE_WHEEL}\" ]; then uv pip install --system \"${MOONCAKE_WHEEL}\"; fi\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			files := map[string]string{"docker/Dockerfile": c.df}
+			for k, v := range base {
+				files[k] = v
+			}
+			dir := writeTree(t, files)
+			if rep, r := lintJSON(t, dir); r.code != 0 || len(rep.Findings) != 0 {
+				t.Errorf("exit %d, %+v", r.code, rep.Findings)
+			}
+		})
+	}
+}

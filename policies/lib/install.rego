@@ -286,7 +286,21 @@ copied_in(d, f) := {p |
 	pin.by_path[p]
 }
 
-copy_sources(d, v) := file_copies(d, v) | dir_copies(d, v)
+copy_sources(d, v) := (file_copies(d, v) | dir_copies(d, v)) | mount_sources(d, v)
+
+# mount_sources: a RUN --mount=type=bind of the build context puts a file
+# where the command reads it (vLLM's CUDA image mounts
+# requirements/kv_connectors.txt at /tmp/kv_connectors.txt).
+mount_sources(d, v) := {trim_prefix(m.source, "./") |
+	d.kind == "dockerfile"
+	some ins in lib.instructions(d)
+	ins.cmd == "run"
+	some m in object.get(ins, "mounts", [])
+	m.type == "bind"
+	m.from == ""
+	m.source != ""
+	trim_suffix(m.target, "/") == trim_suffix(v, "/")
+}
 
 # copies are a Dockerfile's COPY and ADD of the build context (not
 # --from): each destination with its sources, made once per document.
@@ -351,6 +365,25 @@ dir_dest(_, many) if many
 # installed_files are the repository's requirements files a document's
 # pip calls install (-r, uv pip sync).
 installed_files(d) := object.get(installed_by_path, d.path, set())
+
+# installs_variant reports whether document d installs a configured
+# variant of the package (the CUDA wheel `mooncake-transfer-engine` in
+# vLLM's CUDA image, through requirements/kv_connectors.txt): an image of
+# another platform, which the migration's pin is not for (issue 30's
+# sweep: fix added the ROCm wheel to seven CUDA install commands).
+installs_variant(m, d) if {
+	some c in calls(d)
+	c.pip.op in installing
+	some r in c.pip.requirements
+	pin.variant(m, r)
+}
+
+installs_variant(m, d) if {
+	some p in installed_files(d)
+	some q in pin.reachable(p)
+	some n in object.get(pin.file_of(q), "names", [])
+	n in pin.normalized[m.package].variants
+}
 
 installed_by_path[d.path] := {p |
 	some c in calls(d)

@@ -167,6 +167,7 @@ deny contains object.union(lib.finding(d, f.word, msg), fix) if {
 	sibling_of_configured(m, p)
 	not pin.carried(m, p)
 	not install.stage_effective(m, d, c.stage)
+	not install.installs_variant(m, d)
 	msg := sprintf("this stage installs %s, which does not require %s, and nothing else in its image installs it (the configured %s does not reach this stage's image); add `%s` to this command so the image installs the published wheel", [p, m.package, concat(", ", m.requirements), spec_arg(m)])
 	fix := {"fix": {
 		"description": sprintf("install `%s` here", [spec_arg(m)]),
@@ -202,6 +203,7 @@ image_target(m, d) := c if {
 	lib.in_scope(m, d.path)
 	concerns(m, d)
 	not install.effective(m, d)
+	not install.installs_variant(m, d)
 
 	# A configured file the image installs without the package at all is
 	# reported in that file (its own evaluation, with the fix there).
