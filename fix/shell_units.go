@@ -21,6 +21,9 @@ type Options struct {
 	// later passes, so that a pass never removes what an earlier one
 	// kept as unsafe or added.
 	OwnOnly bool
+	// Writing: the plan is for buildgate fix to write (not a report's
+	// suggestion): a read-only file is refused then.
+	Writing bool
 }
 
 // countSets calls f with "function NUL name" for each assignment in n that

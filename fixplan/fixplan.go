@@ -118,7 +118,7 @@ func plan(ctx context.Context, root string, r *os.Root, byPath, suppressed map[s
 		if st, err := r.Lstat(filepath.FromSlash(p)); err == nil && !st.Mode().IsRegular() {
 			ff.Refused, ff.Skipped = "not a regular file (a link is never written through; fix its target)", true
 			continue
-		} else if err == nil && st.Mode().Perm()&0o200 == 0 {
+		} else if err == nil && st.Mode().Perm()&0o200 == 0 && opt.Writing {
 			// A read-only file says: do not change me (generated,
 			// vendored, locked by its owner).
 			ff.Refused = fmt.Sprintf("it is read-only (mode %04o); make it writable to fix it", st.Mode().Perm())

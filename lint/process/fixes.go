@@ -51,7 +51,7 @@ func Fixes(ctx context.Context, root string, rules []finding.Rule, o *FixOptions
 				sel = append(sel, fd)
 			}
 		}
-		planned.Files, planned.Err = fixplan.Plan(ctx, root, sel, *suppressed, fix.Options{Unsafe: o.Unsafe, OwnOnly: o.OwnOnly})
+		planned.Files, planned.Err = fixplan.Plan(ctx, root, sel, *suppressed, fix.Options{Unsafe: o.Unsafe, OwnOnly: o.OwnOnly, Writing: true})
 		return shown
 	}}
 }
