@@ -258,9 +258,22 @@ func (u *universe) hclTokens(m mentions, toks hclsyntax.Tokens) {
 			continue
 		}
 		// The bake file's own kinds of names counted structurally; in
-		// its text, a stage (target = "NAME") or an environment variable
-		// (variable "NAME" reads it).
-		u.wordsExcept(m, tok.Bytes, tok.Range.Start.Line)
+		// its text, a stage (target = "NAME") where a whole string is it
+		// (issue 30: `description = "build from source ${TAG}"` names no
+		// stage `source`), and an environment variable anywhere.
+		whole := k > 0 && k+1 < len(toks) && (toks[k-1].Type == hclsyntax.TokenOQuote || toks[k-1].Type == hclsyntax.TokenOHeredoc) &&
+			(toks[k+1].Type == hclsyntax.TokenCQuote || toks[k+1].Type == hclsyntax.TokenCHeredoc)
+		if whole && (tok.Type == hclsyntax.TokenQuotedLit || tok.Type == hclsyntax.TokenStringLit) {
+			u.scalarNames(m, string(tok.Bytes), tok.Range.Start.Line, false, "")
+			continue
+		}
+		tmp := mentions{}
+		u.words(tmp, tok.Bytes, tok.Range.Start.Line, false, false)
+		for n, l := range tmp {
+			if n.Kind == "variable" {
+				m.add(n, l)
+			}
+		}
 	}
 }
 
@@ -385,17 +398,6 @@ func (u *universe) requirementsVars(m mentions, text []byte) {
 // script (a #! line naming a shell).
 func shellLike(text []byte) bool {
 	return bytes.HasPrefix(text, []byte("#!")) && bytes.Contains(bytes.SplitN(text, []byte("\n"), 2)[0], []byte("sh"))
-}
-
-// wordsExcept is words for everything but a bake file's own kinds.
-func (u *universe) wordsExcept(m mentions, text []byte, line int) {
-	tmp := mentions{}
-	u.words(tmp, text, line, false, false)
-	for n, l := range tmp {
-		if n.hclKind() == "" {
-			m.add(n, l)
-		}
-	}
 }
 
 // textWords reads a file as text, whole-line comments (#, //) aside.

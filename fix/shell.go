@@ -239,6 +239,9 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 	case *syntax.IfClause:
 		return p.ifStmt(st, c)
 	case *syntax.CaseClause:
+		if p.sourceCase(c) && st.Redirs == nil && !st.Background {
+			return p.unit(st, "runs only when the source build is configured, but a branch does work that names no part of it")
+		}
 		p.caseBranches(c)
 	case *syntax.ForClause:
 		return p.forStmt(st, c)
@@ -254,6 +257,10 @@ func (p *shPlan) stmt(st *syntax.Stmt) bool {
 	case *syntax.BinaryCmd:
 		if p.buildChain(st, false) {
 			return p.remove(st)
+		}
+		// `[[ -n "$MC_KEY" ]] && …`: an if in short.
+		if c.Op == syntax.AndStmt && testsOnly([]*syntax.Stmt{c.X}) && p.falseUnset([]*syntax.Stmt{c.X}) && st.Redirs == nil && !st.Background && !st.Negated {
+			return p.unit(st, "runs only when the source build is configured, but does work that names no part of it")
 		}
 	case *syntax.FuncDecl:
 		outer := p.fn

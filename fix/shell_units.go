@@ -212,6 +212,24 @@ func (p *shPlan) sourceIf(c *syntax.IfClause) bool {
 	return true
 }
 
+// sourceCase reports whether a case runs only when the source build is
+// configured: its word is only the source build's variables, and no
+// pattern matches the empty string they are once it is gone (no `*`, `?`,
+// `[…]`, `""`).
+func (p *shPlan) sourceCase(c *syntax.CaseClause) bool {
+	if !p.sourceOnly(c.Word) || len(c.Items) == 0 {
+		return false
+	}
+	for _, it := range c.Items {
+		for _, pat := range it.Patterns {
+			if !nonEmptyLit(pat) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // pureCond reports whether conditions run only pure commands.
 func (p *shPlan) pureCond(cond []*syntax.Stmt) bool {
 	return p.pureStmts(cond, 0)
@@ -250,6 +268,12 @@ func (p *shPlan) unit(st *syntax.Stmt, why string) bool {
 		if wi, ok := c.Loop.(*syntax.WordIter); ok {
 			loopVar = wi.Name.Value
 		}
+	case *syntax.CaseClause:
+		for _, it := range c.Items {
+			body = append(body, it.Stmts...)
+		}
+	case *syntax.BinaryCmd:
+		body = []*syntax.Stmt{c.Y}
 	}
 	if loopVar != "" {
 		p.loopVar[loopVar] = true
@@ -261,8 +285,13 @@ func (p *shPlan) unit(st *syntax.Stmt, why string) bool {
 		return p.remove(st)
 	}
 	kind := "if"
-	if loopVar != "" {
+	switch st.Cmd.(type) {
+	case *syntax.ForClause:
 		kind = "for loop"
+	case *syntax.CaseClause:
+		kind = "case"
+	case *syntax.BinaryCmd:
+		kind = "&& list"
 	}
 	for _, i := range p.in(st) {
 		p.unsafe[i] = fmt.Sprintf("unsafe fix: the %s at line %d %s; `buildgate fix --unsafe-fixes` removes it", kind, st.Pos().Line(), why)

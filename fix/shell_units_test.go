@@ -248,3 +248,46 @@ func TestShellUnitsSecondReview(t *testing.T) {
 		},
 	})
 }
+
+// Units of other shapes: a case on the source build's variable, an if in
+// short (`test && …`), with variants that must stay.
+func TestShellUnitsOtherShapes(t *testing.T) {
+	safe := func(src []byte, fs []finding.Finding) Plan { return Shell("ci.sh", src, fs, Options{}) }
+	runPlans(t, safe, []planCase{
+		{
+			name:    "a case on the source build's variable with a pattern",
+			src:     "case \"${MC_BRANCH:-}\" in\n    v0.*)\n        echo \"old ${MC_BRANCH}\"\n        ;;\nesac\necho done\n",
+			needles: [][2]string{{ruleArg, "MC_BRANCH:-"}, {ruleArg, "MC_BRANCH}\""}},
+			// v0.* is a pattern, not a literal: the case stays (its
+			// branch's echo, a command line of the source build, goes).
+			want:     "case \"${MC_BRANCH:-}\" in\n    v0.*)\n        ;;\nesac\necho done\n",
+			declined: 1,
+		},
+		{
+			name:    "variant: literal patterns",
+			src:     "case \"${MC_BRANCH:-}\" in\n    main|v1)\n        echo \"branch ${MC_BRANCH}\"\n        ;;\nesac\necho done\n",
+			needles: [][2]string{{ruleArg, "MC_BRANCH:-"}, {ruleArg, "MC_BRANCH}\""}},
+			want:    "echo done\n",
+		},
+		{
+			name:     "variant: a default branch runs without the source build",
+			src:      "case \"${MC_BRANCH:-}\" in\n    main)\n        echo \"branch ${MC_BRANCH}\"\n        ;;\n    *)\n        echo none\n        ;;\nesac\necho done\n",
+			needles:  [][2]string{{ruleArg, "MC_BRANCH:-"}, {ruleArg, "MC_BRANCH}\""}},
+			want:     "case \"${MC_BRANCH:-}\" in\n    main)\n        ;;\n    *)\n        echo none\n        ;;\nesac\necho done\n",
+			declined: 1,
+		},
+		{
+			name:    "an if in short goes",
+			src:     "set -e\n[[ -n \"${MC_KEY:-}\" ]] && echo \"key ${MC_KEY}\"\necho done\n",
+			needles: [][2]string{{ruleCache, "MC_KEY:-"}, {ruleCache, "MC_KEY}\""}},
+			want:    "set -e\necho done\n",
+		},
+		{
+			name:     "variant: an if in short that pushes is unsafe",
+			src:      "[[ -n \"${MC_KEY:-}\" ]] && docker push registry/app:latest\necho done\n",
+			needles:  [][2]string{{ruleCache, "MC_KEY:-"}},
+			want:     "[[ -n \"${MC_KEY:-}\" ]] && docker push registry/app:latest\necho done\n",
+			declined: 1,
+		},
+	})
+}

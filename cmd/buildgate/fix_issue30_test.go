@@ -208,6 +208,8 @@ func TestFixCrossFileReview(t *testing.T) {
 		{"variant: a workflow's prose in a name", ".github/workflows/b.yml", "name: build from source\non: push\njobs:\n  b:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make\n", true},
 		{"variant: a workflow's --target", ".github/workflows/b.yml", yml("docker build --target source -f docker/Dockerfile.rocm ."), false},
 		{"variant: a compose build target", "compose.yaml", "services:\n  a:\n    build:\n      context: .\n      target: source\n", false},
+		{"a bake description", "docker-bake.hcl", "variable \"TAG\" {\n  default = \"x\"\n}\n\ntarget \"app\" {\n  target      = \"app\"\n  description = \"build from source ${TAG}\"\n}\n", true},
+		{"variant: a bake target's stage", "docker-bake.hcl", "target \"app\" {\n  dockerfile = \"docker/Dockerfile.rocm\"\n  target     = \"source\"\n}\n", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
