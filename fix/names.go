@@ -30,6 +30,9 @@ type universe struct {
 	// values are the literal values the script being read gives its
 	// variables (knownValues).
 	values map[string][]string
+	// yamlValues are the values the YAML file being read gives its
+	// variables, for its scripts.
+	yamlValues map[string][]string
 }
 
 func newUniverse(changes []*Change) *universe {
@@ -179,7 +182,7 @@ func (u *universe) namesIn(p string, text []byte) (mentions, error) {
 		}
 	case known && kind == loader.KindShell || !known && shellLike(text):
 		u.scriptNames(m, p, text)
-	case yamlLike(p) && u.yamlNames(m, text, strings.HasSuffix(p, ".json")):
+	case yamlLike(p) && u.yamlNames(m, text, strings.HasSuffix(p, ".json"), known && kind == loader.KindPipeline):
 		// Read as YAML (JSON is YAML too): whole words (issue 30).
 	default:
 		u.textWords(m, text, strings.HasSuffix(p, ".json"))
@@ -210,6 +213,7 @@ func (u *universe) hclNames(m mentions, p string, text []byte) error {
 		return fmt.Errorf("%w: %s", errUnknown, diags.Error())
 	}
 	u.hclUsed(m, f.Body.(*hclsyntax.Body))
+	u.hclEvalNames(m, f.Body.(*hclsyntax.Body))
 	toks, _ := hclsyntax.LexConfig(text, p, hcl.InitialPos)
 	u.hclTokens(m, toks)
 	return nil
@@ -261,12 +265,9 @@ func (u *universe) hclTokens(m mentions, toks hclsyntax.Tokens) {
 		// its text, a stage (target = "NAME") where a whole string is it
 		// (issue 30: `description = "build from source ${TAG}"` names no
 		// stage `source`), and an environment variable anywhere.
-		whole := k > 0 && k+1 < len(toks) && (toks[k-1].Type == hclsyntax.TokenOQuote || toks[k-1].Type == hclsyntax.TokenOHeredoc) &&
-			(toks[k+1].Type == hclsyntax.TokenCQuote || toks[k+1].Type == hclsyntax.TokenCHeredoc)
-		if whole && (tok.Type == hclsyntax.TokenQuotedLit || tok.Type == hclsyntax.TokenStringLit) {
-			u.scalarNames(m, string(tok.Bytes), tok.Range.Start.Line, false, "")
-			continue
-		}
+		// Stages and targets are what the name-bearing attributes
+		// evaluate to (hclEvalNames): a label's value or a description
+		// that spells one names nothing (issue 30).
 		tmp := mentions{}
 		u.words(tmp, tok.Bytes, tok.Range.Start.Line, false, false)
 		for n, l := range tmp {

@@ -17,6 +17,9 @@ import (
 // variables by.
 func (u *universe) shellWords(m mentions, f *syntax.File) {
 	u.values = knownValues(f)
+	for k, v := range u.yamlValues {
+		u.values[k] = append(u.values[k], v...)
+	}
 	// A command's name names no stage or target (the `source` builtin is
 	// no stage `source`), nor do the words echo and printf print: they
 	// are messages, not references (issue 30).

@@ -58,7 +58,7 @@ func Shell(path string, src []byte, fs []finding.Finding, opt Options) Plan {
 	named := namedVars(f, offs)
 	for range 8 {
 		p = &shPlan{src: src, offs: offs, funcs: funcs, funcBody: bodies, vars: vars, set: map[string]bool{}, setN: map[string]int{}, names: map[string]map[string]bool{}, fixed: make([]bool, len(fs)),
-			named: named, opt: opt, sites: sites, unsafe: map[int]string{}, loopVar: map[string]bool{},
+			named: named, opt: opt, sites: sites, stepRule: stepRules(fs), unsafe: map[int]string{}, loopVar: map[string]bool{},
 			cut: newLineCut(src, func(l []byte) bool { return l[0] == '#' })}
 		p.stmts(f.Stmts)
 		next := map[string]bool{}
@@ -152,6 +152,7 @@ type shPlan struct {
 	// exit status (the reason a refusal gives).
 	statusKept bool
 	unitSites  map[string]int             // the assignments of the unit being weighed, as sites counts them
+	stepRule   []bool                     // by finding: a source-build step's (clone, build)
 	names      map[string]map[string]bool // by function ("" at the top): the names removed commands set
 	fixed      []bool
 	cut        *lineCut

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/buildgate/buildgate/finding"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -197,12 +198,26 @@ func (p *shPlan) buildChain(st *syntax.Stmt, subshell bool) bool {
 			if len(p.in(x)) == 0 && !prepCmds[name] && !p.readsSource(&syntax.Stmt{Cmd: x}) {
 				ok = false
 			}
-		case *syntax.DeclClause, *syntax.IfClause, *syntax.ForClause, *syntax.WhileClause, *syntax.CaseClause, *syntax.FuncDecl:
+		case *syntax.DeclClause, *syntax.IfClause, *syntax.ForClause, *syntax.WhileClause, *syntax.CaseClause, *syntax.FuncDecl, *syntax.TestClause:
+			// A test decides whether the rest runs: that is an if, which
+			// the unit rules weigh (true when the variable is empty?).
 			ok = false
 		}
 		return ok
 	})
-	return ok
+	return ok && p.hasStep(st)
+}
+
+// hasStep reports whether a finding of the source build's steps (a
+// clone, a build) lies in n: a chain that only mentions its variables
+// (`docker pull "cache:${MC_KEY:-latest}"`) is not the build.
+func (p *shPlan) hasStep(n syntax.Node) bool {
+	for _, i := range p.in(n) {
+		if p.stepRule[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // setsOther reports whether a statement sets, in a way that is not a
@@ -272,4 +287,13 @@ func (p *shPlan) setsOther(st *syntax.Stmt) bool {
 // environment-wide name by convention).
 func upper(name string) bool {
 	return strings.ToUpper(name) == name && strings.ToLower(name) != name
+}
+
+// stepRules marks the findings of the source-build step rule.
+func stepRules(fs []finding.Finding) []bool {
+	out := make([]bool, len(fs))
+	for i, f := range fs {
+		out[i] = f.Name == ruleStep
+	}
+	return out
 }

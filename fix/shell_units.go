@@ -24,6 +24,10 @@ type Options struct {
 	// Writing: the plan is for buildgate fix to write (not a report's
 	// suggestion): a read-only file is refused then.
 	Writing bool
+	// Packages are the migrations' packages: a removal that would take
+	// away an install of one refuses its file (the image would lose the
+	// wheel a fix, or the user, put there).
+	Packages []string
 }
 
 // countSets calls f with "function NUL name" for each assignment in n that

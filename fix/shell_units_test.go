@@ -169,6 +169,13 @@ func TestShellBuildChains(t *testing.T) {
 			want:    "set -e\necho done\n",
 		},
 		{
+			name:     "variant: a test true without the key, and a pull of its default, stay",
+			src:      "[[ -n \"${MC_KEY:-latest}\" ]] && docker pull \"x:${MC_KEY:-latest}\"\necho done\n",
+			needles:  [][2]string{{ruleCache, "MC_KEY:-latest}\" ]]"}, {ruleCache, "MC_KEY:-latest}\"\n"}},
+			want:     "[[ -n \"${MC_KEY:-latest}\" ]] && docker pull \"x:${MC_KEY:-latest}\"\necho done\n",
+			declined: 2,
+		},
+		{
 			name:     "variant: a subshell that also does other work stays",
 			src:      "(\n    cd /tmp && " + clone + " && make -C Mooncake && docker push registry/app:latest\n)\necho done\n",
 			needles:  [][2]string{{ruleStep, "git clone"}, {ruleStep, "make"}},

@@ -319,8 +319,46 @@ func fileEdits(ff *File, opt fix.Options) ([]fix.Edit, string) {
 			return nil, fmt.Sprintf("the fix of %s %s is inside what the source build's removal takes out (line %d); the image would install nothing; fix the file by hand", owners[i].Rule, where(owners[i]), fix.PosOf(ff.Old, r.Start, r.End).Line)
 		}
 	}
+	if line := removesInstall(ff.Old, plan.Edits, opt.Packages); line > 0 {
+		return nil, fmt.Sprintf("the removal would take away an install of the published wheel (line %d); fix the file by hand", line)
+	}
 	ff.Plan = plan
 	return append(edits, plan.Edits...), ""
+}
+
+// removesInstall is the first line a removal deletes that names one of
+// the packages as a requirement (the pin a fix added to a RUN that a later
+// run finds gated on the source build's switch), 0 when none does.
+func removesInstall(src []byte, edits []fix.Edit, pkgs []string) int {
+	for _, e := range edits {
+		if e.Text != "" || e.End <= e.Start || e.End > len(src) {
+			continue
+		}
+		gone := strings.ToLower(string(src[e.Start:e.End]))
+		for _, p := range pkgs {
+			if p == "" {
+				continue
+			}
+			for _, spelling := range []string{strings.ToLower(p), strings.ReplaceAll(strings.ToLower(p), "-", "_")} {
+				for rest, off := gone, 0; ; {
+					k := strings.Index(rest, spelling)
+					if k < 0 {
+						break
+					}
+					after := rest[k+len(spelling):]
+					// A requirement: the name followed by a specifier,
+					// extras, a marker, a quote or the end of a word; not
+					// a longer name (…-rocm-dev).
+					if after == "" || strings.IndexByte(" \t\n\"'[=<>~!;,", after[0]) >= 0 {
+						return fix.PosOf(src, e.Start+off+k, e.Start+off+k).Line
+					}
+					off += k + 1
+					rest = rest[k+1:]
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // unsafeWhy says what an unsafe fix of a rule changes beyond its finding.

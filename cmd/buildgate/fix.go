@@ -107,7 +107,13 @@ func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer,
 			return "", nil, nil, usageErr("--rule %q: not a rule id or name (see buildgate rules)", r)
 		}
 	}
-	run.opts.Fix = &lint.FixOptions{Rules: want, Unsafe: unsafe, OwnOnly: ownOnly}
+	var pkgs []string
+	if run.opts.Config != nil {
+		for _, m := range run.opts.Config.Migrations {
+			pkgs = append(pkgs, m.Package)
+		}
+	}
+	run.opts.Fix = &lint.FixOptions{Rules: want, Unsafe: unsafe, OwnOnly: ownOnly, Packages: pkgs}
 	dog.set("linting")
 	out, err := lint.Run(ctx, run.opts)
 	if err != nil {

@@ -272,3 +272,61 @@ func TestFixLeavesVariantImagesAlone(t *testing.T) {
 		})
 	}
 }
+
+// Final review of issue 30: references as bake and the CI systems
+// evaluate them, and what only looks like one. The tree is the i30 shape
+// (a Dockerfile with the Mooncake chain, a bake file with its target);
+// fixed says whether the removal may go ahead.
+func TestFixReferencesAsTheirOwnersRead(t *testing.T) {
+	t.Parallel()
+	gh := func(body string) string {
+		return "name: b\non:\n  workflow_dispatch:\n    inputs:\n      what:\n        default: \"ci-base-rocm-ci\"\njobs:\n  b:\n    runs-on: ubuntu-latest\n" + body
+	}
+	for _, c := range []struct {
+		name, path, text string
+		fixed            bool
+	}{
+		{"a bake target built from a variable", "docker/extra.hcl", "variable \"DEP\" {\n  default = \"mooncake\"\n}\ntarget \"x\" {\n  dockerfile = \"docker/Dockerfile.rocm\"\n  target     = \"build_${DEP}\"\n}\n", false},
+		{"variant: from format()", "docker/extra.hcl", "target \"x\" {\n  target = format(\"build_%s\", \"mooncake\")\n}\n", false},
+		{"variant: from a matrix", "docker/extra.hcl", "target \"x\" {\n  name   = \"x-${dep}\"\n  matrix = { dep = [\"base\", \"mooncake\"] }\n  target = \"build_${dep}\"\n}\n", false},
+		{"variant: bake JSON", "docker-bake.json", "{\"variable\": {\"DEP\": {\"default\": \"mooncake\"}}, \"target\": {\"x\": {\"target\": \"build_${DEP}\"}}}\n", false},
+		{"a label that spells a stage", "docker/extra.hcl", "target \"x\" {\n  target = \"ci_base\"\n  labels = { \"note\" = \"build_mooncake\" }\n  description = \"mooncake-rocm-ci\"\n}\n", true},
+		{"a bake-action's multi-line targets", ".github/workflows/b.yml", gh("    steps:\n      - uses: docker/bake-action@v5\n        with:\n          targets: |\n            ci-base-rocm-ci\n            mooncake-rocm-ci\n"), false},
+		{"variant: an input's default used by a script", ".github/workflows/b.yml", "name: b\non:\n  workflow_dispatch:\n    inputs:\n      what:\n        default: \"ci-base-rocm-ci mooncake-rocm-ci\"\njobs:\n  b:\n    runs-on: ubuntu-latest\n    steps:\n      - run: docker buildx bake -f docker/ci-rocm.hcl ${{ inputs.what }}\n", false},
+		{"variant: a matrix value in a word", ".github/workflows/b.yml", gh("    strategy:\n      matrix:\n        dep: [nixl, mooncake]\n    steps:\n      - run: docker buildx bake -f docker/ci-rocm.hcl \"${{ matrix.dep }}-rocm-ci\"\n"), false},
+		{"variant: a job env value in a word", ".github/workflows/b.yml", gh("    env:\n      DEP: mooncake\n    steps:\n      - run: docker buildx bake -f docker/ci-rocm.hcl \"${DEP}-rocm-ci\"\n"), false},
+		{"a job named like the target that only echoes", ".github/workflows/b.yml", "name: mooncake-rocm-ci\non: push\njobs:\n  mooncake-rocm-ci:\n    name: mooncake-rocm-ci\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo hello\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, map[string]string{"docker/Dockerfile.rocm": i30Dockerfile, "docker/ci-rocm.hcl": i30Bake, "requirements/rocm.txt": i30Pin, c.path: c.text})
+			r := runBin(t, dir, "fix", "--root", ".")
+			df, _ := os.ReadFile(filepath.Join(dir, "docker/Dockerfile.rocm"))
+			bake, _ := os.ReadFile(filepath.Join(dir, "docker/ci-rocm.hcl"))
+			fixed := !strings.Contains(string(df), "build_mooncake") && !strings.Contains(string(bake), "mooncake-rocm-ci")
+			if fixed != c.fixed {
+				t.Errorf("fixed %v, want %v\n%s%s", fixed, c.fixed, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// Final review of issue 30: a removal never takes away an install of
+// the published wheel (a pin a first run added to a RUN a later run finds
+// gated on the switch), so a second fix changes nothing.
+func TestFixKeepsTheWheelItAdded(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"docker/Dockerfile": "FROM ubuntu:22.04 AS base\nENV BUILD_MOONCAKE=1\n" +
+		"RUN if [ \"$BUILD_MOONCAKE\" = \"1\" ]; then git clone https://github.com/kvcache-ai/Mooncake.git /opt/mooncake && cd /opt/mooncake && cmake . && make install; fi\n" +
+		"RUN if [ \"$BUILD_MOONCAKE\" = \"1\" ]; then pip install /opt/mooncake_deps/*.whl; fi\n"})
+	runBin(t, dir, "fix", "--root", ".")
+	first, _ := os.ReadFile(filepath.Join(dir, "docker/Dockerfile"))
+	if !strings.Contains(string(first), `"mooncake-transfer-engine-rocm>=0.3.13"`) {
+		t.Fatalf("no pin after the first fix:\n%s", first)
+	}
+	r := runBin(t, dir, "fix", "--root", ".")
+	second, _ := os.ReadFile(filepath.Join(dir, "docker/Dockerfile"))
+	if string(second) != string(first) {
+		t.Errorf("the second fix changed the file:\n%s\n%s%s", second, r.stdout, r.stderr)
+	}
+}

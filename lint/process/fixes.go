@@ -17,6 +17,8 @@ type FixOptions struct {
 	Unsafe bool
 	// OwnOnly plans only the findings' own fixes (fix's later passes).
 	OwnOnly bool
+	// Packages are the migrations' packages (fix.Options.Packages).
+	Packages []string
 }
 
 // Planned is where the fixes step puts a fix run's plan.
@@ -51,7 +53,7 @@ func Fixes(ctx context.Context, root string, rules []finding.Rule, o *FixOptions
 				sel = append(sel, fd)
 			}
 		}
-		planned.Files, planned.Err = fixplan.Plan(ctx, root, sel, *suppressed, fix.Options{Unsafe: o.Unsafe, OwnOnly: o.OwnOnly, Writing: true})
+		planned.Files, planned.Err = fixplan.Plan(ctx, root, sel, *suppressed, fix.Options{Unsafe: o.Unsafe, OwnOnly: o.OwnOnly, Writing: true, Packages: o.Packages})
 		return shown
 	}}
 }
