@@ -116,6 +116,7 @@ func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan
 		removedArgs = append(removedArgs, p.instruction(cut, ins)...)
 	}
 	removedArgs = append(removedArgs, p.stageArgs(cut)...)
+	removedArgs = append(removedArgs, p.orphanArgs(cut)...)
 	p.toolPaths(cut)
 	cut.tidy()
 	edits := cut.edits()

@@ -278,3 +278,29 @@ func TestDockerfileToolPath(t *testing.T) {
 		})
 	}
 }
+
+// An ARG only removed instructions read goes with them (ROCm/ATOM's
+// IONIC_DEB_URL with --unsafe-fixes); one a kept instruction reads stays.
+func TestDockerfileOrphanArgs(t *testing.T) {
+	gated := "RUN if [ \"${INSTALL_MC}\" = \"1\" ]; then curl -o /x \"${URL}\"; fi\n"
+	for _, c := range []struct {
+		name, src string
+		kept      bool
+	}{
+		{"read only by the removed step", "FROM a\nARG INSTALL_MC=1\n\n# The provider's package.\nARG URL=https://x/ionic.deb\n" + gated + "\nRUN echo done\n", false},
+		{"read by a kept step too", "FROM a\nARG INSTALL_MC=1\nARG URL=https://x/ionic.deb\n" + gated + "RUN echo \"${URL}\"\n", true},
+		{"a global ARG a kept FROM expands", "ARG URL=a\nFROM ${URL}\nARG INSTALL_MC=1\n" + gated + "RUN echo done\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := []finding.Finding{at(ruleArg, strings.Count(c.src[:strings.Index(c.src, "ARG INSTALL_MC")], "\n")+1, 5)}
+			p := Dockerfile("Dockerfile", []byte(c.src), fs, Options{Unsafe: true})
+			out, _ := Apply([]byte(c.src), p.Edits)
+			if kept := strings.Contains(string(out), "ARG URL"); kept != c.kept {
+				t.Errorf("ARG URL kept %v, want %v:\n%s", kept, c.kept, out)
+			}
+			if !c.kept && strings.Contains(string(out), "provider's package") {
+				t.Errorf("its comment stayed:\n%s", out)
+			}
+		})
+	}
+}

@@ -199,3 +199,51 @@ func hasToken(text, word string) bool {
 		return r != '_' && (r < '0' || r > '9') && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z')
 	}), word) || strings.Contains(text, word+"1.") // go1.22
 }
+
+// orphanArgs cuts an ARG of a kept stage (or a global one) that only
+// removed instructions read: with them gone nothing reads it (ROCm/ATOM's
+// IONIC_DEB_URL once the gated ionic step goes). It returns the names.
+func (p *dockerPlan) orphanArgs(cut *lineCut) []string {
+	all := append([]loader.Instruction(nil), p.doc.Preamble...)
+	for _, st := range p.doc.Stages {
+		all = append(all, st.Instructions...)
+	}
+	var names []string
+	for _, ins := range all {
+		if ins.Cmd != "arg" || len(ins.ArgDefs) == 0 || cut.cut[ins.Pos.Line] || p.any(ins.Pos) {
+			continue
+		}
+		ok := true
+		for _, a := range ins.ArgDefs {
+			if !p.readByRemoved(all, cut, ins, a.Name) || p.expanded(all, cut, ins, a.Name) {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
+		for _, a := range ins.ArgDefs {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
+
+// readByRemoved reports whether an instruction the plan removes expands
+// the ARG name.
+func (p *dockerPlan) readByRemoved(all []loader.Instruction, cut *lineCut, decl loader.Instruction, name string) bool {
+	for _, o := range all {
+		if o.Pos.Line == decl.Pos.Line || !cut.cut[o.Pos.Line] {
+			continue
+		}
+		t := o.Original
+		for k := strings.Index(t, "$"); k >= 0; k = strings.Index(t, "$") {
+			t = strings.TrimPrefix(t[k+1:], "{")
+			if strings.HasPrefix(t, name) && (len(t) == len(name) || !isAlnum(t[len(name)]|0x20) && t[len(name)] != '_') {
+				return true
+			}
+		}
+	}
+	return false
+}
