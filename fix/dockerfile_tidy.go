@@ -100,6 +100,14 @@ func pathEntry(v string) string {
 // when no instruction that stays expands it: it only chose a stage of the
 // source build (issue 30, nixl's Dockerfile.rocm). It returns the names.
 func (p *dockerPlan) stageArgs(cut *lineCut) []string {
+	return p.cutArgs(cut, func(all []loader.Instruction, ins loader.Instruction, a loader.ArgDef) bool {
+		return a.Default != nil && p.removed[strings.ToLower(strings.Trim(*a.Default, `"'`))] && !p.expanded(all, cut, ins, a.Name, false)
+	})
+}
+
+// cutArgs cuts each ARG instruction no finding is on whose every name
+// goes (by goes), and returns the names.
+func (p *dockerPlan) cutArgs(cut *lineCut, goes func(all []loader.Instruction, ins loader.Instruction, a loader.ArgDef) bool) []string {
 	all := append([]loader.Instruction(nil), p.doc.Preamble...)
 	for _, st := range p.doc.Stages {
 		all = append(all, st.Instructions...)
@@ -111,9 +119,7 @@ func (p *dockerPlan) stageArgs(cut *lineCut) []string {
 		}
 		ok := true
 		for _, a := range ins.ArgDefs {
-			if a.Default == nil || !p.removed[strings.ToLower(strings.Trim(*a.Default, `"'`))] || p.expanded(all, cut, ins, a.Name) {
-				ok = false
-			}
+			ok = ok && goes(all, ins, a)
 		}
 		if !ok {
 			continue
@@ -126,19 +132,24 @@ func (p *dockerPlan) stageArgs(cut *lineCut) []string {
 	return names
 }
 
-// expanded reports whether an instruction that stays, other than decl,
-// expands the ARG name.
-func (p *dockerPlan) expanded(all []loader.Instruction, cut *lineCut, decl loader.Instruction, name string) bool {
+// expanded reports whether an instruction other than decl expands the
+// ARG name: one that stays, or (removed) one the plan cuts.
+func (p *dockerPlan) expanded(all []loader.Instruction, cut *lineCut, decl loader.Instruction, name string, removed bool) bool {
 	for _, o := range all {
-		if o.Pos.Line == decl.Pos.Line || cut.cut[o.Pos.Line] {
-			continue
+		if o.Pos.Line != decl.Pos.Line && cut.cut[o.Pos.Line] == removed && expands(o.Original, name) {
+			return true
 		}
-		t := o.Original
-		for k := strings.Index(t, "$"); k >= 0; k = strings.Index(t, "$") {
-			t = strings.TrimPrefix(t[k+1:], "{")
-			if strings.HasPrefix(t, name) && (len(t) == len(name) || !isAlnum(t[len(name)]|0x20) && t[len(name)] != '_') {
-				return true
-			}
+	}
+	return false
+}
+
+// expands reports whether text expands the variable name ($NAME,
+// ${NAME…}).
+func expands(t, name string) bool {
+	for k := strings.Index(t, "$"); k >= 0; k = strings.Index(t, "$") {
+		t = strings.TrimPrefix(t[k+1:], "{")
+		if strings.HasPrefix(t, name) && (len(t) == len(name) || !isAlnum(t[len(name)]|0x20) && t[len(name)] != '_') {
+			return true
 		}
 	}
 	return false
@@ -204,46 +215,7 @@ func hasToken(text, word string) bool {
 // removed instructions read: with them gone nothing reads it (ROCm/ATOM's
 // IONIC_DEB_URL once the gated ionic step goes). It returns the names.
 func (p *dockerPlan) orphanArgs(cut *lineCut) []string {
-	all := append([]loader.Instruction(nil), p.doc.Preamble...)
-	for _, st := range p.doc.Stages {
-		all = append(all, st.Instructions...)
-	}
-	var names []string
-	for _, ins := range all {
-		if ins.Cmd != "arg" || len(ins.ArgDefs) == 0 || cut.cut[ins.Pos.Line] || p.any(ins.Pos) {
-			continue
-		}
-		ok := true
-		for _, a := range ins.ArgDefs {
-			if !p.readByRemoved(all, cut, ins, a.Name) || p.expanded(all, cut, ins, a.Name) {
-				ok = false
-			}
-		}
-		if !ok {
-			continue
-		}
-		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
-		for _, a := range ins.ArgDefs {
-			names = append(names, a.Name)
-		}
-	}
-	return names
-}
-
-// readByRemoved reports whether an instruction the plan removes expands
-// the ARG name.
-func (p *dockerPlan) readByRemoved(all []loader.Instruction, cut *lineCut, decl loader.Instruction, name string) bool {
-	for _, o := range all {
-		if o.Pos.Line == decl.Pos.Line || !cut.cut[o.Pos.Line] {
-			continue
-		}
-		t := o.Original
-		for k := strings.Index(t, "$"); k >= 0; k = strings.Index(t, "$") {
-			t = strings.TrimPrefix(t[k+1:], "{")
-			if strings.HasPrefix(t, name) && (len(t) == len(name) || !isAlnum(t[len(name)]|0x20) && t[len(name)] != '_') {
-				return true
-			}
-		}
-	}
-	return false
+	return p.cutArgs(cut, func(all []loader.Instruction, ins loader.Instruction, a loader.ArgDef) bool {
+		return p.expanded(all, cut, ins, a.Name, true) && !p.expanded(all, cut, ins, a.Name, false)
+	})
 }
