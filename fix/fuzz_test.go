@@ -67,6 +67,12 @@ func FuzzNamed(f *testing.F) {
 	f.Add("ci.hcl", "group \"g\" {\n  targets = [\"mc-ci\"]\n}\n", "mc-ci")
 	f.Add("compose.yaml", "services:\n  a:\n    build: {target: MC}\n", "mc")
 	f.Add("a.sh", "for v in \"${!MC_@}\"; do :; done\ncompgen -v MC_\n", "MC_X")
+	// Issue 30's readers: bake as bake evaluates it, CI YAML with its
+	// values and expressions, bake JSON's ${NAME}.
+	f.Add("docker-bake.hcl", "variable \"D\" {\n  default = \"mc\"\n}\ntarget \"x\" {\n  matrix = { d = [\"a\", \"mc\"] }\n  name = \"x-${d}\"\n  target = format(\"build_%s\", d)\n}\n", "build_mc")
+	f.Add("docker-bake.hcl", "target \"x\" {\n  target = format(\"%99999999s\", \"mc\")\n}\n", "mc")
+	f.Add(".github/workflows/b.yml", "on: push\njobs:\n  b:\n    strategy:\n      matrix:\n        dep: [a, mc]\n    steps:\n      - run: bake \"${{ matrix.dep }}-ci\" ${{ inputs.x || 'mc-ci' }}\n", "mc-ci")
+	f.Add("docker-bake.json", "{\"variable\": {\"D\": {\"default\": \"mc\"}}, \"target\": {\"x\": {\"target\": \"build_${D}\"}}}", "build_mc")
 	f.Fuzz(func(t *testing.T, path, text, name string) {
 		if len(text) > 1<<14 {
 			return

@@ -7,6 +7,8 @@ package fix
 // functions and each combination of a target's matrix.
 
 import (
+	"errors"
+	"regexp"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -16,13 +18,36 @@ import (
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 )
 
-// bakeFuncs are the string functions bake offers that can build a name.
+// bakeFuncs are the string functions bake offers that can build a name,
+// none of which makes a result much larger than its inputs: format's
+// width and precision are bounded (boundedFormat), replace is left out
+// (a short pattern replaced by a long text grows without bound).
 var bakeFuncs = map[string]function.Function{
-	"format": stdlib.FormatFunc, "join": stdlib.JoinFunc, "lower": stdlib.LowerFunc, "upper": stdlib.UpperFunc,
-	"replace": stdlib.ReplaceFunc, "trimprefix": stdlib.TrimPrefixFunc, "trimsuffix": stdlib.TrimSuffixFunc,
+	"format": boundedFormat, "join": stdlib.JoinFunc, "lower": stdlib.LowerFunc, "upper": stdlib.UpperFunc,
+	"trimprefix": stdlib.TrimPrefixFunc, "trimsuffix": stdlib.TrimSuffixFunc,
 	"trimspace": stdlib.TrimSpaceFunc, "concat": stdlib.ConcatFunc, "split": stdlib.SplitFunc, "element": stdlib.ElementFunc,
 	"coalesce": stdlib.CoalesceFunc, "substr": stdlib.SubstrFunc, "title": stdlib.TitleFunc,
 }
+
+// boundedFormat is format, refusing a width or precision of four digits
+// or more (`%999999999s` would allocate a gigabyte).
+var boundedFormat = function.New(&function.Spec{
+	Params:   stdlib.FormatFunc.Params(),
+	VarParam: stdlib.FormatFunc.VarParam(),
+	Type:     function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
+		if len(args) > 0 && args[0].IsKnown() && !args[0].IsNull() && bigWidth.MatchString(args[0].AsString()) {
+			return cty.NilVal, errors.New("a width or precision too large")
+		}
+		return stdlib.FormatFunc.Call(args)
+	},
+})
+
+var bigWidth = regexp.MustCompile(`%[-+# 0]*([0-9]{4,}|\*)|%[-+# 0]*[0-9]*\.([0-9]{4,}|\*)`)
+
+// maxEvalSource bounds the expressions (and variable defaults) evaluated:
+// with them and the functions above, no result is large.
+const maxEvalSource = 1024
 
 // maxMatrix bounds the combinations of a matrix evaluated; past it every
 // stage and target counts as named.
@@ -38,7 +63,7 @@ func (u *universe) hclEvalNames(m mentions, body *hclsyntax.Body) {
 		if b.Type != "variable" || len(b.Labels) == 0 {
 			continue
 		}
-		if a, ok := b.Body.Attributes["default"]; ok {
+		if a, ok := b.Body.Attributes["default"]; ok && a.SrcRange.End.Byte-a.SrcRange.Start.Byte <= maxEvalSource {
 			if v, diags := a.Expr.Value(nil); !diags.HasErrors() && v.IsKnown() && !v.IsNull() {
 				vars[b.Labels[0]] = v
 			}
@@ -51,13 +76,7 @@ func (u *universe) hclEvalNames(m mentions, body *hclsyntax.Body) {
 		envs := matrixEnvs(b.Body, vars)
 		if envs == nil {
 			// A matrix whose names cannot be told may make any of them.
-			for _, class := range []string{"stage", "target"} {
-				for _, names := range u.byClass[class] {
-					for _, n := range names {
-						m.add(n, b.TypeRange.Start.Line)
-					}
-				}
-			}
+			u.allNames(m, b.TypeRange.Start.Line)
 			continue
 		}
 		for _, env := range envs {
@@ -73,7 +92,15 @@ func (u *universe) hclEvalNames(m mentions, body *hclsyntax.Body) {
 					continue
 				}
 				line := a.SrcRange.Start.Line
+				if a.SrcRange.End.Byte-a.SrcRange.Start.Byte > maxEvalSource {
+					u.literalParts(m, a.Expr, class, line)
+					continue
+				}
 				v, diags := a.Expr.Value(ctx)
+				if diags.HasErrors() && strings.Contains(diags.Error(), "too large") {
+					u.allNames(m, line) // what it would spell cannot be told
+					continue
+				}
 				if diags.HasErrors() || !v.IsWhollyKnown() {
 					u.literalParts(m, a.Expr, class, line)
 					continue
@@ -100,6 +127,9 @@ func matrixEnvs(body *hclsyntax.Body, vars map[string]cty.Value) []map[string]ct
 	a, ok := body.Attributes["matrix"]
 	if !ok {
 		return []map[string]cty.Value{vars}
+	}
+	if a.SrcRange.End.Byte-a.SrcRange.Start.Byte > maxEvalSource*16 {
+		return nil
 	}
 	mv, diags := a.Expr.Value(&hcl.EvalContext{Variables: vars, Functions: bakeFuncs})
 	if diags.HasErrors() || !mv.IsWhollyKnown() || !mv.Type().IsObjectType() && !mv.Type().IsMapType() {
@@ -169,5 +199,17 @@ func (u *universe) nameIs(m mentions, class, s string, line int) {
 	}
 	for _, n := range u.byClass[class][s] {
 		m.add(n, line)
+	}
+}
+
+// allNames adds every stage and target: what a text spells cannot be
+// told, so it may be any of them.
+func (u *universe) allNames(m mentions, line int) {
+	for _, class := range []string{"stage", "target"} {
+		for _, names := range u.byClass[class] {
+			for _, n := range names {
+				m.add(n, line)
+			}
+		}
 	}
 }
