@@ -115,12 +115,18 @@ func New(format string, o Options) (Reporter, bool) {
 		return RDJSON{HelpURIBase: o.HelpURIBase}, true
 	case "rdjsonl":
 		return RDJSON{Lines: true, HelpURIBase: o.HelpURIBase}, true
+	case "codeclimate":
+		return CodeClimate{}, true
+	case "checkstyle":
+		return Checkstyle{}, true
+	case "sonarqube":
+		return SonarQube{}, true
 	}
 	return nil, false
 }
 
 // FormatNames lists the format names, for help and errors.
-var FormatNames = []string{"text", "json", "sarif", "github", "junit", "markdown", "rdjson", "rdjsonl"}
+var FormatNames = []string{"text", "json", "sarif", "github", "junit", "markdown", "rdjson", "rdjsonl", "codeclimate", "checkstyle", "sonarqube"}
 
 // Text is gcc-style output: path:line:col: severity: message [ID name].
 type Text struct{ Color bool }

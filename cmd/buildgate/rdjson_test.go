@@ -105,30 +105,9 @@ func TestReviewdogReadsRDJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds reviewdog")
 	}
-	bin := filepath.Join(t.TempDir(), "reviewdog")
-	// From the module cache only: tests never touch the network (.ci/run
-	// downloads the tools' modules first).
-	build := exec.Command("go", "build", "-modfile=tools/reviewdog/go.mod", "-o", bin, "github.com/reviewdog/reviewdog/cmd/reviewdog")
-	build.Dir = "../.."
-	build.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly")
-	if out, err := build.CombinedOutput(); err != nil {
-		if strings.Contains(string(out), "GOPROXY=off") || strings.Contains(string(out), "module lookup disabled") {
-			t.Skipf("reviewdog's modules are not in the module cache (go mod download -modfile=tools/reviewdog/go.mod): %s", out)
-		}
-		t.Fatalf("building reviewdog: %v\n%s", err, out)
-	}
+	bin := reviewdogBin(t)
 	dir := rdjsonTree(t)
-	git := func(args ...string) {
-		c := exec.Command("git", args...)
-		c.Dir = dir
-		c.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q")
-	git("add", "-A")
-	git("commit", "-qm", "x")
+	gitCommitAll(t, dir)
 	r := runBin(t, dir, "lint", "--root", ".", "--format", "rdjson")
 	rd := exec.Command(bin, "-f=rdjson", "-reporter=local", "-filter-mode=nofilter", "-fail-level=none")
 	rd.Dir = dir
@@ -144,5 +123,67 @@ func TestReviewdogReadsRDJSON(t *testing.T) {
 		if !strings.Contains(string(out), w) {
 			t.Errorf("reviewdog's output lacks %s:\n%s", w, out)
 		}
+	}
+}
+
+// reviewdogBin builds reviewdog (v0.21.0, tools/reviewdog/go.mod) from
+// the module cache only: tests never touch the network (.ci/run
+// downloads the tools' modules first).
+func reviewdogBin(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "reviewdog")
+	build := exec.Command("go", "build", "-modfile=tools/reviewdog/go.mod", "-o", bin, "github.com/reviewdog/reviewdog/cmd/reviewdog")
+	build.Dir = "../.."
+	build.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly")
+	if out, err := build.CombinedOutput(); err != nil {
+		if strings.Contains(string(out), "GOPROXY=off") || strings.Contains(string(out), "module lookup disabled") {
+			t.Skipf("reviewdog's modules are not in the module cache (go mod download -modfile=tools/reviewdog/go.mod): %s", out)
+		}
+		t.Fatalf("building reviewdog: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// gitCommitAll makes dir a git repository with one commit of its files
+// (reviewdog reads the diff against it).
+func gitCommitAll(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "x"}} {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// Issue 31: reviewdog -f=checkstyle reads buildgate's checkstyle and
+// keeps every finding.
+func TestReviewdogReadsCheckstyle(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds reviewdog")
+	}
+	bin := reviewdogBin(t)
+	dir := rdjsonTree(t)
+	gitCommitAll(t, dir)
+	rep, _ := lintJSON(t, dir)
+	r := runBin(t, dir, "lint", "--root", ".", "--format", "checkstyle")
+	rd := exec.Command(bin, "-f=checkstyle", "-reporter=local", "-filter-mode=nofilter", "-fail-level=none")
+	rd.Dir = dir
+	rd.Stdin = strings.NewReader(r.stdout)
+	out, err := rd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("reviewdog: %v\n%s", err, out)
+	}
+	n := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, "(BG") {
+			n++
+		}
+	}
+	if len(rep.Findings) == 0 || n < len(rep.Findings) {
+		t.Errorf("reviewdog kept %d of %d findings:\n%s", n, len(rep.Findings), out)
 	}
 }

@@ -1,0 +1,96 @@
+package report
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/buildgate/buildgate/finding"
+)
+
+// Issue 31: GitLab's Code Quality report, valid against GitLab's own
+// schema entry by entry (its parser stops at the first entry that fails)
+// with the fields GitLab's docs ask for; fingerprints unique and stable.
+func TestCodeClimate(t *testing.T) {
+	s := schema(t, "../../shared/schemas/gitlab-codequality.json", "https://gitlab.com/codeclimate.json")
+	r := contractResult(t)
+	out := render(t, "codeclimate", r)
+	var issues []map[string]any
+	if err := json.Unmarshal([]byte(out), &issues); err != nil {
+		t.Fatal(err)
+	}
+	if len(issues) != len(r.Findings) {
+		t.Fatalf("%d entries for %d findings", len(issues), len(r.Findings))
+	}
+	seen := map[string]bool{}
+	for i, is := range issues {
+		b, _ := json.Marshal(is)
+		validate(t, s, "entry", string(b))
+		sev, _ := is["severity"].(string)
+		if !strings.Contains("info minor major critical blocker", sev) || sev == "" {
+			t.Errorf("entry %d: severity %q", i, sev)
+		}
+		if is["check_name"] == "" || is["description"] == "" {
+			t.Errorf("entry %d: %v", i, is)
+		}
+		loc := is["location"].(map[string]any)
+		p := loc["path"].(string)
+		if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "..") {
+			t.Errorf("entry %d: path %q", i, p)
+		}
+		if begin := loc["lines"].(map[string]any)["begin"].(float64); begin < 1 {
+			t.Errorf("entry %d: lines.begin %v", i, begin)
+		}
+		fp := is["fingerprint"].(string)
+		if seen[fp] {
+			t.Errorf("fingerprint %s twice", fp)
+		}
+		seen[fp] = true
+	}
+	if again := render(t, "codeclimate", contractResult(t)); again != out {
+		t.Error("fingerprints differ between two runs")
+	}
+}
+
+// Identical findings (the same element twice in a file) keep apart, and
+// paths outside the root never reach a report for a CI system.
+func TestCIFormatsEdges(t *testing.T) {
+	f := finding.Finding{Rule: "U1", Name: "u", Severity: finding.SeverityError, Message: "m\x01sg", Path: "a.sh", Pos: finding.Pos{Line: 2, Column: 1, EndLine: 2, EndColumn: 3}}
+	out1, out2 := f, f
+	out1.Path, out2.Path = "../outside.txt", "/etc/passwd"
+	r := &Result{Findings: []finding.Finding{f, f, out1, out2}}
+	var cc []ccIssue
+	if err := json.Unmarshal([]byte(render(t, "codeclimate", r)), &cc); err != nil {
+		t.Fatal(err)
+	}
+	if cc[0].Fingerprint == cc[1].Fingerprint {
+		t.Error("two identical findings share a fingerprint")
+	}
+	for _, format := range []string{"codeclimate", "checkstyle", "sonarqube"} {
+		out := render(t, format, r)
+		if strings.Contains(out, "outside.txt") && strings.Contains(out, "../") || strings.Contains(out, "/etc/passwd") {
+			t.Errorf("%s carries an escaping path:\n%s", format, out)
+		}
+	}
+	var cs struct {
+		Files []struct {
+			Name   string `xml:"name,attr"`
+			Errors []struct {
+				Message string `xml:"message,attr"`
+			} `xml:"error"`
+		} `xml:"file"`
+	}
+	if err := xml.Unmarshal([]byte(render(t, "checkstyle", r)), &cs); err != nil {
+		t.Fatalf("checkstyle is not XML: %v", err)
+	}
+	if len(cs.Files) != 2 || len(cs.Files[0].Errors) != 2 || cs.Files[0].Errors[0].Message != "msg" {
+		t.Errorf("checkstyle: %+v", cs)
+	}
+	var sq struct {
+		Issues []sqIssue `json:"issues"`
+	}
+	if err := json.Unmarshal([]byte(render(t, "sonarqube", r)), &sq); err != nil || len(sq.Issues) != 4 || sq.Issues[0].PrimaryLocation.TextRange.StartColumn != 0 || sq.Issues[0].PrimaryLocation.TextRange.EndColumn != 2 {
+		t.Errorf("sonarqube: %v %+v", err, sq)
+	}
+}
