@@ -94,3 +94,25 @@ func TestCIFormatsEdges(t *testing.T) {
 		t.Errorf("sonarqube: %v %+v", err, sq)
 	}
 }
+
+// Issue 31: the markdown report stays under GitHub's job summary limit
+// whatever the count, and says how many findings it left out; it counts
+// the suppressed ones in its headline.
+func TestMarkdownBound(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	r := &Result{Paths: []string{"a"}, Suppressed: []finding.Finding{{Rule: "U1"}}}
+	for i := 0; i < 6000; i++ {
+		r.Findings = append(r.Findings, finding.Finding{Rule: "U1", Name: "u", Severity: "error", Message: long, Path: "a", Pos: finding.Pos{Line: i + 1, Column: 1}})
+	}
+	out := render(t, "markdown", r)
+	if len(out) > MaxMarkdownBytes {
+		t.Errorf("%d bytes", len(out))
+	}
+	if !strings.Contains(out, "of 6000 findings left out") || !strings.Contains(out, "1 suppressed") {
+		t.Errorf("no count:\n%s", out[len(out)-300:])
+	}
+	r.Findings = nil
+	if out := render(t, "markdown", r); !strings.HasPrefix(out, "### buildgate: no findings in 1 file (1 suppressed)") {
+		t.Errorf("%q", out)
+	}
+}

@@ -28,6 +28,11 @@ func (GitHub) Report(w io.Writer, r *Result) error {
 		for _, f := range r.Findings {
 			githubLine(b, f)
 		}
+		// Suppressed findings stay visible in a pull request: one notice
+		// counts them (issue 31).
+		if n := len(r.Suppressed); n > 0 {
+			fmt.Fprintf(b, "::notice title=buildgate::%s\n", escapeData(fmt.Sprintf("%s suppressed (buildgate:ignore comments or the configuration's ignore); buildgate lint --show-suppressed lists them", plural(n, "finding"))))
+		}
 		return nil
 	})
 }
@@ -205,46 +210,89 @@ func junitCaseOf(p string, f finding.Finding) junitCase {
 // annotate` and pull request comments.
 type Markdown struct{}
 
-// Report implements Reporter.
+// MaxMarkdownBytes bounds the markdown report: GitHub refuses a job
+// summary over 1 MiB, and so does a Buildkite annotation.
+const MaxMarkdownBytes = 1_000_000
+
+// Report implements Reporter. Past MaxMarkdownBytes (less room for the
+// closing line) the rows stop, and a line says how many findings of the
+// total were left out.
 func (Markdown) Report(w io.Writer, r *Result) error {
 	return buffered(w, func(b *bufio.Writer) error {
 		s := r.Summarize()
+		sup := ""
+		if s.Suppressed > 0 {
+			sup = fmt.Sprintf(", %d suppressed", s.Suppressed)
+		}
 		if s.Findings == 0 {
-			fmt.Fprintf(b, "### buildgate: no findings in %s\n", plural(s.Files, "file"))
-			markdownSuppressed(b, r)
+			if sup != "" {
+				sup = " (" + sup[2:] + ")"
+			}
+			fmt.Fprintf(b, "### buildgate: no findings in %s%s\n", plural(s.Files, "file"), sup)
+			markdownSuppressed(&budget{w: b, left: MaxMarkdownBytes}, r)
 			return nil
 		}
-		fmt.Fprintf(b, "### buildgate: %s in %s (%s, %s, %s)\n",
+		out := &budget{w: b, left: MaxMarkdownBytes - 512}
+		out.printf("### buildgate: %s in %s (%s, %s, %s%s)\n",
 			plural(s.Findings, "finding"), plural(s.Files, "file"),
-			plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Notes, "note"))
+			plural(s.Errors, "error"), plural(s.Warnings, "warning"), plural(s.Notes, "note"), sup)
 		current := "\x00"
+		shown := 0
 		for _, f := range r.Findings {
+			var row strings.Builder
 			if f.Path != current {
-				current = f.Path
 				head := repositoryName
 				if f.Path != "" {
 					head = mdCode(f.Path)
 				}
-				fmt.Fprintf(b, "\n#### %s\n\n| severity | rule | line | message |\n|---|---|---|---|\n", head)
+				fmt.Fprintf(&row, "\n#### %s\n\n| severity | rule | line | message |\n|---|---|---|---|\n", head)
 			}
-			fmt.Fprintf(b, "| %s | %s | %d:%d | %s |\n", f.Severity, mdText(f.Rule+" "+f.Name), f.Pos.Line, f.Pos.Column, mdText(f.Message))
+			fmt.Fprintf(&row, "| %s | %s | %d:%d | %s |\n", f.Severity, mdText(f.Rule+" "+f.Name), f.Pos.Line, f.Pos.Column, mdText(f.Message))
+			if !out.fits(row.Len()) {
+				break
+			}
+			current = f.Path
+			out.printf("%s", row.String())
+			shown++
 		}
-		markdownSuppressed(b, r)
+		if shown < len(r.Findings) {
+			fmt.Fprintf(b, "\n%d of %d findings left out: this report is capped at %d bytes (GitHub's job summary limit); the text, SARIF and JSON reports have them all\n", len(r.Findings)-shown, len(r.Findings), MaxMarkdownBytes)
+			return nil
+		}
+		markdownSuppressed(out, r)
 		return nil
 	})
 }
 
-// markdownSuppressed lists the suppressed findings with --show-suppressed.
-func markdownSuppressed(b io.Writer, r *Result) {
+// budget writes while a byte budget lasts.
+type budget struct {
+	w    io.Writer
+	left int
+}
+
+func (b *budget) fits(n int) bool { return n <= b.left }
+
+func (b *budget) printf(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	if len(s) > b.left {
+		return
+	}
+	b.left -= len(s)
+	_, _ = io.WriteString(b.w, s)
+}
+
+// markdownSuppressed lists the suppressed findings with --show-suppressed,
+// within the report's budget.
+func markdownSuppressed(b *budget, r *Result) {
 	if !r.ShowSuppressed || len(r.Suppressed) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n#### Suppressed (%d)\n\n| severity | rule | where | message | reason |\n|---|---|---|---|---|\n", len(r.Suppressed))
+	b.printf("\n#### Suppressed (%d)\n\n| severity | rule | where | message | reason |\n|---|---|---|---|---|\n", len(r.Suppressed))
 	for _, f := range r.Suppressed {
 		where := repositoryName
 		if f.Path != "" {
 			where = mdCode(fmt.Sprintf("%s:%d:%d", f.Path, f.Pos.Line, f.Pos.Column))
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", f.Severity, mdText(f.Rule+" "+f.Name), where, mdText(f.Message), mdText(suppressionText(f)))
+		b.printf("| %s | %s | %s | %s | %s |\n", f.Severity, mdText(f.Rule+" "+f.Name), where, mdText(f.Message), mdText(suppressionText(f)))
 	}
 }

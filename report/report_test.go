@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -301,9 +302,9 @@ func TestSARIFCapBySeverity(t *testing.T) {
 	for _, res := range run.Results {
 		got = append(got, res.RuleID)
 	}
-	// Kept: 1 note, the 3 errors, the suppressed warning (reported findings in
-	// their order, then suppressed ones).
-	if strings.Join(got, "") != "NEEEW" {
+	// Kept: the 3 errors, the suppressed warning and 1 note, ordered by
+	// severity (issue 31: any cut a consumer makes keeps the most severe).
+	if strings.Join(got, "") != "EEEWN" {
 		t.Errorf("kept %v", got)
 	}
 	omitted, _ := run.Properties["resultsOmitted"].(map[string]any)
@@ -334,4 +335,46 @@ func FuzzEscape(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Issue 31: GitHub refuses an upload with a rule of more than 20 tags;
+// the SARIF keeps the first 20 and says so.
+func TestSARIFTagCap(t *testing.T) {
+	var tags []string
+	for i := 0; i < 21; i++ {
+		tags = append(tags, fmt.Sprintf("t%d", i))
+	}
+	r := &Result{Rules: []finding.Rule{{ID: "U1", Name: "u", Title: "t", Severity: "error", Tags: tags}}}
+	var b bytes.Buffer
+	if err := (SARIF{}).Report(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						Properties struct {
+							Tags []string `json:"tags"`
+						} `json:"properties"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Invocations []struct {
+				Notifications []struct {
+					Message struct{ Text string } `json:"message"`
+				} `json:"toolExecutionNotifications"`
+			} `json:"invocations"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	run := log.Runs[0]
+	if n := len(run.Tool.Driver.Rules[0].Properties.Tags); n != 20 {
+		t.Errorf("%d tags", n)
+	}
+	if len(run.Invocations[0].Notifications) != 1 || !strings.Contains(run.Invocations[0].Notifications[0].Message.Text, "rule U1 has 21 tags") {
+		t.Errorf("notifications %+v", run.Invocations[0].Notifications)
+	}
 }

@@ -14,10 +14,13 @@ import (
 const (
 	// MaxSARIFResults is GitHub code scanning's limit of results per run.
 	MaxSARIFResults = 25000
-	sarifSchema     = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-	srcRoot         = "%SRCROOT%"
-	fingerprintKey  = "buildgate/v1"
-	informationURI  = "https://github.com/buildgate/buildgate"
+	// MaxSARIFTags is GitHub code scanning's limit of tags per rule: an
+	// upload with a rule of more is refused whole.
+	MaxSARIFTags   = 20
+	sarifSchema    = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+	srcRoot        = "%SRCROOT%"
+	fingerprintKey = "buildgate/v1"
+	informationURI = "https://github.com/buildgate/buildgate"
 )
 
 // SARIF is the SARIF 2.1.0 reporter, shaped for GitHub code scanning.
@@ -198,11 +201,19 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 		}
 	}
 	index := map[string]int{}
+	inv := sarifInvocation{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{}}
 	for _, rule := range r.Rules {
 		index[rule.ID] = len(run.Tool.Driver.Rules)
+		if len(rule.Tags) > MaxSARIFTags {
+			// GitHub refuses the whole upload for a rule with more.
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
+				Level:   "warning",
+				Message: sarifText{Text: fmt.Sprintf("rule %s has %d tags, more than the %d GitHub accepts: the first %d are kept", rule.ID, len(rule.Tags), MaxSARIFTags, MaxSARIFTags)},
+			})
+			rule.Tags = rule.Tags[:MaxSARIFTags]
+		}
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, s.rule(rule))
 	}
-	inv := sarifInvocation{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{}}
 	for _, n := range r.Notifications {
 		sn := sarifNotification{Level: n.Level, Message: sarifText{Text: n.Message}}
 		if n.Path != "" {
@@ -243,8 +254,19 @@ func (s SARIF) Report(w io.Writer, r *Result) error {
 			return fmt.Errorf("sarif: finding of rule %s, which is not in the catalogue", f.Rule)
 		}
 	}
+	// Errors first, then warnings, then notes (in their order within a
+	// severity): GitHub keeps only the first 5,000 results of a run, and
+	// any cut a consumer makes keeps the most severe (issue 31).
+	order := make([]int, len(findings))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return finding.SeverityRank(findings[order[a]].Severity) > finding.SeverityRank(findings[order[b]].Severity)
+	})
 	results := jsonArray(func(yield func(any) error) error {
-		for i, f := range findings {
+		for _, i := range order {
+			f := findings[i]
 			if f.Fingerprint == "" {
 				f.Fingerprint = fps[i]
 			}
