@@ -73,6 +73,7 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Skipped   *junitSkipped `xml:"skipped"`
 	Failure   *junitFailure `xml:"failure"`
+	SystemOut string        `xml:"system-out,omitempty"`
 }
 
 type junitSkipped struct {
@@ -114,10 +115,14 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 		byPath[p] = append(byPath[p], f)
 	}
 	tests, failures := 0, 0
+	failRank := finding.SeverityRank(r.FailOn)
+	if r.FailOn == "never" {
+		failRank = finding.SeverityRank(finding.SeverityError) + 1 // nothing fails
+	}
 	for _, p := range order {
 		tests += max(len(byPath[p]), 1)
 		for _, f := range byPath[p] {
-			if f.Suppression == nil {
+			if f.Suppression == nil && failing(f, failRank) {
 				failures++
 			}
 		}
@@ -137,7 +142,7 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 			return err
 		}
 		for _, p := range order {
-			if err := junitSuite(enc, p, byPath[p]); err != nil {
+			if err := junitSuite(enc, p, byPath[p], failRank); err != nil {
 				return err
 			}
 		}
@@ -156,12 +161,13 @@ func attr(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: n
 
 // junitSuite writes the suite of one file: a test case per finding, a
 // passing one for a clean file.
-func junitSuite(enc *xml.Encoder, p string, fs []finding.Finding) error {
+func junitSuite(enc *xml.Encoder, p string, fs []finding.Finding, failRank int) error {
 	failures, skipped := 0, 0
 	for _, f := range fs {
-		if f.Suppression != nil {
+		switch {
+		case f.Suppression != nil:
 			skipped++
-		} else {
+		case failing(f, failRank):
 			failures++
 		}
 	}
@@ -174,28 +180,44 @@ func junitSuite(enc *xml.Encoder, p string, fs []finding.Finding) error {
 	}
 	tc := xml.StartElement{Name: xml.Name{Local: "testcase"}}
 	if len(fs) == 0 {
-		if err := enc.EncodeElement(junitCase{Name: "buildgate", Classname: p}, tc); err != nil {
+		if err := enc.EncodeElement(junitCase{Name: "buildgate", Classname: junitClass(p)}, tc); err != nil {
 			return err
 		}
 	}
 	for _, f := range fs {
-		if err := enc.EncodeElement(junitCaseOf(p, f), tc); err != nil {
+		if err := enc.EncodeElement(junitCaseOf(p, f, failRank), tc); err != nil {
 			return err
 		}
 	}
 	return enc.EncodeToken(start.End())
 }
 
-// junitCaseOf is the test case of one finding: failing, or skipped when
-// it is suppressed.
-func junitCaseOf(p string, f finding.Finding) junitCase {
+// failing reports whether a finding fails the run (its severity at
+// --fail-on's or above; 0 ranks every finding as failing).
+func failing(f finding.Finding, failRank int) bool {
+	return failRank == 0 || finding.SeverityRank(f.Severity) >= failRank
+}
+
+// junitClass is a path as a JUnit classname: Jenkins splits a classname
+// at its last '.' into package and class (docker/Dockerfile.rocm would be
+// class `rocm` of package `docker/Dockerfile`), so dots become '·'.
+func junitClass(p string) string { return strings.ReplaceAll(p, ".", "·") }
+
+// junitCaseOf is the test case of one finding: failing; skipped when it
+// is suppressed; passed, its message in system-out, when it is below
+// --fail-on (GitLab and Jenkins count failures as failed tests).
+func junitCaseOf(p string, f finding.Finding, failRank int) junitCase {
 	name := f.Rule + " " + f.Name
 	if f.Pos.Line > 0 {
 		name += fmt.Sprintf(" at %d:%d", f.Pos.Line, f.Pos.Column)
 	}
-	c := junitCase{Name: name, Classname: p}
+	c := junitCase{Name: name, Classname: junitClass(p)}
 	if f.Suppression != nil {
 		c.Skipped = &junitSkipped{Message: "suppressed (" + suppressionText(f) + "): " + oneLine(f.Message)}
+		return c
+	}
+	if !failing(f, failRank) {
+		c.SystemOut = fmt.Sprintf("%s: %s: %s [%s %s] (below --fail-on)", Where(f), f.Severity, f.Message, f.Rule, f.Name)
 		return c
 	}
 	c.Failure = &junitFailure{

@@ -62,6 +62,10 @@ type Result struct {
 	// Note is one line the text report adds after its summary (what the
 	// run means for this repository), "" for none.
 	Note string
+	// FailOn is --fail-on's severity (error, warning, note, never; ""
+	// fails on every finding): JUnit reports the findings below it as
+	// passed test cases.
+	FailOn string
 	// Fixable counts the findings buildgate fix fixes; UnsafeFixable
 	// those only --unsafe-fixes fixes (the text report says so).
 	Fixable, UnsafeFixable int

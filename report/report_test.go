@@ -107,12 +107,12 @@ func TestJUnitEscaping(t *testing.T) {
 	want := `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="buildgate" tests="3" failures="2" errors="0">
   <testsuite name="dir,x/a:b.sh" tests="1" failures="1" errors="0" skipped="0">
-    <testcase name="BG999 odd at 2:3" classname="dir,x/a:b.sh">
+    <testcase name="BG999 odd at 2:3" classname="dir,x/a:b·sh">
       <failure message="100% &#34;quoted&#34; &lt;tag&gt; &amp; a: b, c&#xA;second line&#xD;&#xA;third" type="BG999">dir,x/a:b.sh:2:3: warning: 100% &#34;quoted&#34; &lt;tag&gt; &amp; a: b, c&#xA;second line&#xD;&#xA;third [BG999 odd]</failure>
     </testcase>
   </testsuite>
   <testsuite name="clean.sh" tests="1" failures="0" errors="0" skipped="0">
-    <testcase name="buildgate" classname="clean.sh"></testcase>
+    <testcase name="buildgate" classname="clean·sh"></testcase>
   </testsuite>
   <testsuite name="(repository)" tests="1" failures="1" errors="0" skipped="0">
     <testcase name="BG998 note" classname="(repository)">
@@ -376,5 +376,23 @@ func TestSARIFTagCap(t *testing.T) {
 	}
 	if len(run.Invocations[0].Notifications) != 1 || !strings.Contains(run.Invocations[0].Notifications[0].Message.Text, "rule U1 has 21 tags") {
 		t.Errorf("notifications %+v", run.Invocations[0].Notifications)
+	}
+}
+
+// Issue 31: with --fail-on error, a note is a passed test case carrying
+// its message in system-out (GitLab and Jenkins count failures as failed
+// tests); "never" fails none.
+func TestJUnitFailOn(t *testing.T) {
+	r := &Result{Findings: []finding.Finding{
+		{Rule: "E1", Name: "e", Severity: "error", Message: "bad", Path: "a.txt", Pos: finding.Pos{Line: 1, Column: 1}},
+		{Rule: "N1", Name: "n", Severity: "note", Message: "fyi", Path: "a.txt", Pos: finding.Pos{Line: 2, Column: 1}},
+	}, FailOn: "error"}
+	out := render(t, "junit", r)
+	if !strings.Contains(out, `tests="2" failures="1"`) || !strings.Contains(out, "<system-out>a.txt:2:1: note: fyi [N1 n] (below --fail-on)</system-out>") || !strings.Contains(out, `classname="a·txt"`) {
+		t.Errorf("%s", out)
+	}
+	r.FailOn = "never"
+	if out := render(t, "junit", r); !strings.Contains(out, `failures="0"`) || strings.Contains(out, "<failure") {
+		t.Errorf("never: %s", out)
 	}
 }

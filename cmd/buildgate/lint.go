@@ -179,6 +179,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		Baselined:       out.Baselined,
 		NotNew:          out.NotNew,
 		UnsafeFixable:   out.UnsafeFixes,
+		FailOn:          f.failOn,
 	}
 	countFixable(res)
 	// The watchdog keeps watching while the reports are written: their
