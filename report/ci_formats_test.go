@@ -116,3 +116,43 @@ func TestMarkdownBound(t *testing.T) {
 		t.Errorf("%q", out)
 	}
 }
+
+// Issue 31: every rdjson suggestion lies on its diagnostic's lines (what
+// reviewdog asks to post it on GitHub); whole-line deletions are
+// line-based and end on the last deleted line; an insertion is the line
+// before it and the new line.
+func TestRDJSONSuggestionsOnTheirLines(t *testing.T) {
+	r := &Result{
+		Findings: []finding.Finding{
+			{Rule: "BG101", Severity: "error", Message: "stage", Path: "Dockerfile", Pos: finding.Pos{Line: 3, Column: 6, EndLine: 3, EndColumn: 10},
+				Fix: &finding.Fix{Pos: finding.Pos{Line: 2, Column: 1, EndLine: 5, EndColumn: 1}}},
+			{Rule: "BG201", Severity: "error", Message: "pin", Path: "requirements/rocm.txt", Pos: finding.Pos{Line: 1, Column: 1, EndLine: 1, EndColumn: 1},
+				Fix: &finding.Fix{Replacement: "pkg >= 1\n", Pos: finding.Pos{Line: 3, Column: 1, EndLine: 3, EndColumn: 1}}},
+		},
+		SourceLine: func(p string, n int) (string, bool) {
+			if p == "requirements/rocm.txt" && n == 2 {
+				return "torch", true
+			}
+			return "", false
+		},
+	}
+	var doc struct {
+		Diagnostics []rdDiagnostic `json:"diagnostics"`
+	}
+	if err := json.Unmarshal([]byte(render(t, "rdjson", r)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range doc.Diagnostics {
+		sg := d.Suggestions[0]
+		if d.Location.Range.Start.Line != sg.Range.Start.Line || endLine(d.Location.Range) != endLine(&sg.Range) {
+			t.Errorf("%s: comment L%d-L%d, suggestion L%d-L%d", d.Code.Value, d.Location.Range.Start.Line, endLine(d.Location.Range), sg.Range.Start.Line, endLine(&sg.Range))
+		}
+	}
+	del, ins := doc.Diagnostics[0].Suggestions[0], doc.Diagnostics[1].Suggestions[0]
+	if del.Range.Start != (rdPosition{Line: 2}) || endLine(&del.Range) != 4 || del.Text != "" {
+		t.Errorf("deletion %+v", del)
+	}
+	if ins.Range.Start != (rdPosition{Line: 2}) || endLine(&ins.Range) != 2 || ins.Text != "torch\npkg >= 1" {
+		t.Errorf("insertion %+v", ins)
+	}
+}

@@ -23,8 +23,10 @@ type rdSource struct {
 }
 
 type rdPosition struct {
-	Line   int `json:"line"`
-	Column int `json:"column"`
+	Line int `json:"line"`
+	// Column 0 (left out) makes a suggestion line-based: its text
+	// replaces the lines of its range whole.
+	Column int `json:"column,omitempty"`
 }
 
 type rdRange struct {
@@ -94,12 +96,55 @@ func (rd RDJSON) diagnostic(r *Result, f finding.Finding) rdDiagnostic {
 		d.Location.Range = rd.rng(r, f.Path, f.Pos)
 	}
 	if f.Fix != nil && f.Path != "" {
-		d.Suggestions = []rdSuggestion{{Range: *rd.rng(r, f.Path, f.Fix.Pos), Text: f.Fix.Replacement}}
+		sg := rd.suggestion(r, f)
+		d.Suggestions = []rdSuggestion{sg}
+		// reviewdog posts a suggestion only where its lines are the
+		// comment's (GitHub: "comment range and suggestion line range must
+		// be same"): the comment goes on the lines the fix changes.
+		if d.Location.Range == nil || d.Location.Range.Start.Line != sg.Range.Start.Line || endLine(d.Location.Range) != endLine(&sg.Range) {
+			d.Location.Range = &rdRange{Start: rdPosition{Line: sg.Range.Start.Line}, End: &rdPosition{Line: endLine(&sg.Range)}}
+		}
 	}
 	if rd.Lines {
 		d.Source = &rdSource{Name: r.Tool.Name}
 	}
 	return d
+}
+
+func endLine(r *rdRange) int {
+	if r.End == nil || r.End.Line == 0 {
+		return r.Start.Line
+	}
+	return r.End.Line
+}
+
+// suggestion is a finding's fix as reviewdog turns it into a GitHub
+// suggestion (issue 31): whole lines as a line-based range (no columns)
+// ending on the last line the fix changes, never on the line after it; an
+// insertion of lines as the line before it (or the first line) and the
+// new lines, so that it is a replacement of lines that exist. Edits within
+// lines keep their columns.
+func (rd RDJSON) suggestion(r *Result, f finding.Finding) rdSuggestion {
+	p, text := f.Fix.Pos, f.Fix.Replacement
+	lines := func(a, b int, t string) rdSuggestion {
+		return rdSuggestion{Range: rdRange{Start: rdPosition{Line: a}, End: &rdPosition{Line: b}}, Text: t}
+	}
+	wholeLines := p.Column == 1 && p.EndColumn == 1 && (text == "" || strings.HasSuffix(text, "\n"))
+	switch {
+	case wholeLines && p.EndLine > p.Line:
+		return lines(p.Line, p.EndLine-1, strings.TrimSuffix(text, "\n"))
+	case wholeLines && p.EndLine == p.Line && text != "" && r.SourceLine != nil:
+		ins := strings.TrimSuffix(text, "\n")
+		if p.Line > 1 {
+			if prev, ok := r.SourceLine(f.Path, p.Line-1); ok {
+				return lines(p.Line-1, p.Line-1, prev+"\n"+ins)
+			}
+		}
+		if cur, ok := r.SourceLine(f.Path, p.Line); ok {
+			return lines(p.Line, p.Line, ins+"\n"+cur)
+		}
+	}
+	return rdSuggestion{Range: *rd.rng(r, f.Path, p), Text: text}
 }
 
 // rng is a position in reviewdog's terms: columns count UTF-8 bytes, the

@@ -52,6 +52,10 @@ type Result struct {
 	// findings count) on a line of a file into a UTF-8 byte column, which
 	// reviewdog counts.
 	ByteColumn func(path string, line, column int) int
+	// SourceLine, when set, gives a line of a file (without its line
+	// break): rdjson turns an insertion into a replacement of the line
+	// before it, which reviewdog can post as a suggestion.
+	SourceLine func(path string, line int) (string, bool)
 	// Baselined counts findings left out because the baseline has them;
 	// NotNew those left out because they are on unchanged lines.
 	Baselined, NotNew int

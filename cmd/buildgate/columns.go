@@ -49,3 +49,28 @@ func byteColumns(rootDir string) func(path string, line, col int) int {
 		return len(s) + 1 + extra + (col - 1 - n)
 	}
 }
+
+// sourceLines gives a line of a file under rootDir (read once, through
+// the root), for rdjson's line-based suggestions.
+func sourceLines(rootDir string) func(path string, line int) (string, bool) {
+	lines := map[string][]string{}
+	var root *os.Root
+	return func(path string, line int) (string, bool) {
+		ls, ok := lines[path]
+		if !ok {
+			if root == nil {
+				root, _ = os.OpenRoot(rootDir)
+			}
+			if root != nil {
+				if b, err := safefile.In(root, path, lint.DefaultMaxFileSize); err == nil {
+					ls = strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+				}
+			}
+			lines[path] = ls
+		}
+		if line < 1 || line > len(ls) {
+			return "", false
+		}
+		return strings.TrimSuffix(ls[line-1], "\r"), true
+	}
+}

@@ -205,6 +205,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	}
 	res.Elapsed = time.Since(started)
 	res.ByteColumn = byteColumns(root)
+	res.SourceLine = sourceLines(root)
 	for _, o := range outputs {
 		n := len(res.Findings)
 		if f.sarifSuppr {

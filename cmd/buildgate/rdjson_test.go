@@ -15,7 +15,9 @@ import (
 // repository-level finding.
 func rdjsonTree(t *testing.T) string {
 	return writeTree(t, map[string]string{
-		"docker/Dockerfile":     "FROM base\n# é comment\nARG MOONCAKE_REPO=ü\n",
+		// The ARG between two kept lines: its removal is that line alone
+		// (issue 31: a suggestion lies on its diagnostic's lines).
+		"docker/Dockerfile":     "FROM base\n# é comment\nRUN true\nARG MOONCAKE_REPO=ü\nRUN echo hi\n",
 		"requirements/rocm.txt": "mooncake-transfer-engine-rocm>=0.3.9\n",
 	})
 }
@@ -63,11 +65,11 @@ func TestRDJSON(t *testing.T) {
 	for _, w := range []string{
 		// ARG MOONCAKE_REPO=ü: 15 characters, 16 bytes, from column 5.
 		`"start": {
-            "line": 3,
+            "line": 4,
             "column": 5
           },
           "end": {
-            "line": 3,
+            "line": 4,
             "column": 21
           }`,
 		`"value": "BG102",
@@ -117,7 +119,7 @@ func TestReviewdogReadsRDJSON(t *testing.T) {
 		t.Fatalf("reviewdog: %v\n%s", err, out)
 	}
 	for _, w := range []string{
-		`location:{path:"docker/Dockerfile"  range:{start:{line:3  column:5}  end:{line:3  column:21}}}  severity:ERROR`,
+		`location:{path:"docker/Dockerfile"  range:{start:{line:4  column:5}  end:{line:4  column:21}}}  severity:ERROR`,
 		`code:{value:"BG202"}  suggestions:{range:{start:{line:1  column:30}  end:{line:1  column:37}}  text:">=0.3.13"}`,
 	} {
 		if !strings.Contains(string(out), w) {
