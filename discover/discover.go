@@ -47,6 +47,10 @@ type Options struct {
 	// Context, when set, stops the walk and the references' globs when
 	// it ends (--timeout covers discovery).
 	Context context.Context
+	// SkipUnknown passes over a file named as an argument whose kind
+	// cannot be told, instead of refusing it (a pre-commit hook passes
+	// every changed file; buildgate reads those discovery would).
+	SkipUnknown bool
 }
 
 // detect is Detect after the configured kinds.
@@ -131,6 +135,9 @@ func (w *walker) arg(arg string) error {
 	k, ok, err := w.opts.detect(w.absRoot, relSlash)
 	if err != nil {
 		return &PathError{arg, "cannot be read: " + errText(err)}
+	}
+	if !ok && w.opts.SkipUnknown {
+		return nil
 	}
 	if !ok {
 		return &PathError{arg, "is not a build file buildgate knows (Dockerfile, Containerfile, *.hcl, requirements*.txt, *.sh, a shell's shebang, a Buildkite hook, or a CI pipeline: .buildkite/*.yml, .github/workflows/*.yml, .gitlab-ci.yml; `kinds:` in .buildgate.yaml adds paths)"}

@@ -33,7 +33,7 @@ func loadContext(ctx context.Context, o Options, p *phase1, loaded []*file) ([]*
 	if !missing {
 		return nil, nil
 	}
-	dopts := discoverOptions(o.Config)
+	dopts := discoverOptions(o.Config, o.SkipUnknown)
 	dopts.Context = ctx
 	all, err := discover.Find(o.Root, []string{o.Root}, dopts)
 	if err != nil {
@@ -66,8 +66,8 @@ func loadContext(ctx context.Context, o Options, p *phase1, loaded []*file) ([]*
 
 // discoverOptions are discovery's options from a configuration: its
 // excludes and the kinds it gives paths.
-func discoverOptions(c *config.Config) discover.Options {
-	return discover.Options{Excluded: c.Excluded, Kind: func(rel string) (loader.Kind, bool) {
+func discoverOptions(c *config.Config, skipUnknown bool) discover.Options {
+	return discover.Options{Excluded: c.Excluded, SkipUnknown: skipUnknown, Kind: func(rel string) (loader.Kind, bool) {
 		if k, ok := c.KindOf(rel); ok {
 			return loader.ParseKind(k)
 		}

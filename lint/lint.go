@@ -31,6 +31,9 @@ type Options struct {
 	Root   string
 	Paths  []string
 	Config *config.Config
+	// SkipUnknown passes over the named files that are no build file
+	// (discover.Options.SkipUnknown).
+	SkipUnknown bool
 	// Policies are the compiled policies; PoliciesReady, when set
 	// instead, waits for policies being compiled while the files are
 	// found (compiling takes as long as finding a small repository's).
@@ -108,7 +111,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		}
 		return err
 	}
-	dopts := discoverOptions(o.Config)
+	dopts := discoverOptions(o.Config, o.SkipUnknown)
 	dopts.Context = ctx
 	found, err := discover.Find(o.Root, o.Paths, dopts)
 	if err != nil {

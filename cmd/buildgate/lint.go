@@ -31,6 +31,7 @@ type lintFlags struct {
 	helpURIBase string
 	category    string
 	noDefault   bool
+	skipUnknown bool
 	policy      policyFlags
 	timeout     time.Duration
 
@@ -94,6 +95,7 @@ usage, configuration or policy error.`,
 	fl.StringVar(&f.configFromRev, "config-from-rev", "", "read .buildgate.yaml (or --config), --baseline, --data and --policy directories as they are at the git revision REV (the pull request's base), not from the working tree")
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "record every current finding (with fingerprints) in FILE for --baseline")
 	fl.BoolVar(&f.noDefault, "no-default-path", false, "without PATHs, check only the configured requirements files (for hooks that pass the changed files, and none when none changed)")
+	fl.BoolVar(&f.skipUnknown, "skip-unknown", false, "pass over the PATHs that are no build file buildgate knows instead of refusing them (for hooks that pass every changed file)")
 	fl.StringVar(&f.category, "category", "", "sarif: automationDetails.id, which tells runs of one repository apart in code scanning (default: none, so that upload-sarif's own default, which tells matrix jobs apart, applies)")
 	fl.StringVar(&f.failOn, "fail-on", "error", "lowest severity that makes the exit status 1: error, warning, note or never")
 	fl.Int64Var(&f.maxSize, "max-file-size", lint.DefaultMaxFileSize, "files larger than this many bytes are not read (a BG001 finding instead)")

@@ -62,7 +62,7 @@ func prepare(ctx context.Context, f lintFlags, args []string, stderr io.Writer, 
 		}
 	}
 	p := &prepared{root: root, cfg: cfg, opts: lint.Options{
-		Root: root, Paths: args, Config: cfg, PoliciesReady: ready, MaxFileSize: f.maxSize, Timeout: f.timeout,
+		Root: root, Paths: args, Config: cfg, PoliciesReady: ready, MaxFileSize: f.maxSize, Timeout: f.timeout, SkipUnknown: f.skipUnknown,
 		Suppress: lint.SuppressOptions{Inline: !f.noInline, Today: time.Now(), Whole: coversRoot(root, args)},
 	}}
 	if err := newFrom(&p.opts, f); err != nil {
