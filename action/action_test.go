@@ -108,6 +108,9 @@ func TestUploadCheck(t *testing.T) {
 		{"pull request from a fork", map[string]string{"GITHUB_EVENT_NAME": "pull_request", "GITHUB_REPOSITORY": "o/r", "BG_HEAD_REPO": "someone/r"}, "false", true},
 		{"Dependabot", map[string]string{"GITHUB_EVENT_NAME": "pull_request", "GITHUB_REPOSITORY": "o/r", "BG_HEAD_REPO": "o/r", "GITHUB_ACTOR": "dependabot[bot]"}, "false", true},
 		{"upload off", map[string]string{"GITHUB_EVENT_NAME": "push", "GITHUB_REPOSITORY": "o/r", "BG_UPLOAD": "false"}, "false", false},
+		// Issue 31: booleans in any case.
+		{"upload True", map[string]string{"GITHUB_EVENT_NAME": "push", "GITHUB_REPOSITORY": "o/r", "BG_UPLOAD": "True"}, "true", false},
+		{"upload FALSE", map[string]string{"GITHUB_EVENT_NAME": "push", "GITHUB_REPOSITORY": "o/r", "BG_UPLOAD": "FALSE"}, "false", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -119,6 +122,20 @@ func TestUploadCheck(t *testing.T) {
 				t.Errorf("notice %v, want %v: %s", got, c.notice, s.stdout)
 			}
 		})
+	}
+}
+
+// Issue 31: a boolean input that is neither true nor false, in any case,
+// is an error, never a silent "off".
+func TestBooleanInputs(t *testing.T) {
+	s := runStep(t, "upload-check.sh", t.TempDir(), map[string]string{"GITHUB_EVENT_NAME": "push", "GITHUB_REPOSITORY": "o/r", "BG_UPLOAD": "yes"})
+	if s.code != 2 || !strings.Contains(s.stderr, `input upload is "yes": want true or false`) {
+		t.Errorf("upload yes: exit %d\n%s%s", s.code, s.stdout, s.stderr)
+	}
+	before := copyTree(t, "../testdata/vllm-rocm/before")
+	s = runStep(t, "lint.sh", before, map[string]string{"BG_PATHS": ".", "BG_FAIL_ON": "error", "BG_SARIF": "b.sarif", "BG_FROM_BASE": "off"})
+	if s.code != 2 || !strings.Contains(s.stderr, "input config-from-base") {
+		t.Errorf("config-from-base off: exit %d\n%s%s", s.code, s.stdout, s.stderr)
 	}
 }
 
@@ -164,6 +181,16 @@ func TestLintStep(t *testing.T) {
 	}
 	if strings.Contains(s.stdout, "::error ") {
 		t.Error("annotations while uploading: code scanning annotates the same lines")
+	}
+	if s.outputs["sarif-written"] != "true" || !strings.Contains(s.stdout, "findings go to code scanning") {
+		t.Errorf("sarif-written %q, notice:\n%.300s", s.outputs["sarif-written"], s.stdout)
+	}
+	// Issue 31: a sarif-file outside the workspace (runner.temp) is
+	// uploaded too: the step says there is one, whatever hashFiles sees.
+	outside := filepath.Join(t.TempDir(), "b.sarif")
+	s = runStep(t, "lint.sh", before, env(map[string]string{"BG_ANNOTATE": "false", "BG_SARIF": outside, "BG_FROM_BASE": "False"}))
+	if s.outputs["sarif-written"] != "true" {
+		t.Errorf("sarif outside the workspace: outputs %v\n%s", s.outputs, s.stderr)
 	}
 	// Not uploading (a fork): annotations instead; a category is passed.
 	s = runStep(t, "lint.sh", before, env(map[string]string{"BG_ANNOTATE": "true", "BG_CATEGORY": "rocm"}))

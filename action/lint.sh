@@ -6,7 +6,9 @@
 # exit-code, sarif-file, errors, warnings, notes, findings.
 # Needs: RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, the BG_* inputs.
 set -euo pipefail
+. "$(dirname "$0")/bool.sh"
 
+BG_FROM_BASE=$(bool_input config-from-base "${BG_FROM_BASE:-true}") || exit 2
 json="$RUNNER_TEMP/buildgate-report.json"
 summary="$RUNNER_TEMP/buildgate-summary.md"
 args=(lint --format "sarif=$BG_SARIF" --format "json=$json" --format "markdown=$summary" --fail-on "$BG_FAIL_ON")
@@ -57,7 +59,15 @@ count() {
   echo "warnings=$(count warnings)"
   echo "notes=$(count notes)"
   echo "findings=$(count findings)"
+  # Whether there is a report to upload, wherever sarif-file points (the
+  # upload step cannot tell a path outside the workspace with hashFiles).
+  if [ -s "$BG_SARIF" ]; then echo "sarif-written=true"; else echo "sarif-written=false"; fi
 } >> "$GITHUB_OUTPUT"
+if [ "${BG_ANNOTATE:-true}" = true ]; then
+  echo "::notice title=buildgate::findings annotated in this run (no upload to code scanning)"
+elif [ -s "$BG_SARIF" ]; then
+  echo "::notice title=buildgate::findings go to code scanning (the SARIF report $BG_SARIF is uploaded next), not annotated here"
+fi
 if [ -s "$summary" ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   cat "$summary" >> "$GITHUB_STEP_SUMMARY"
 fi

@@ -9,10 +9,12 @@
 # BG_HEAD_REPO (the pull request's head repository, if any), GITHUB_ACTOR,
 # GITHUB_OUTPUT.
 set -euo pipefail
+. "$(dirname "$0")/bool.sh"
 
+BG_UPLOAD=$(bool_input upload "${BG_UPLOAD:-true}") || exit 2
 upload=true
 reason=""
-if [ "${BG_UPLOAD:-true}" != true ]; then
+if [ "$BG_UPLOAD" != true ]; then
   upload=false
   reason="the upload input is not true"
 elif [ "${GITHUB_ACTOR:-}" = "dependabot[bot]" ]; then
