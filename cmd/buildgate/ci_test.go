@@ -235,3 +235,23 @@ func TestGoFilesAreSmall(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31: pre-commit installs a golang hook with `go install ./...`:
+// the only command it builds is buildgate's (the benchmark harness needs
+// -tags bench).
+func TestPreCommitBuildsOnlyBuildgate(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-f", "{{.Name}} {{.ImportPath}}", "../../...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var mains []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if name, path, _ := strings.Cut(l, " "); name == "main" {
+			mains = append(mains, path)
+		}
+	}
+	if len(mains) != 1 || !strings.HasSuffix(mains[0], "/cmd/buildgate") {
+		t.Errorf("go install ./... builds %v", mains)
+	}
+}

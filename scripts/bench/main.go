@@ -1,11 +1,13 @@
+//go:build bench
+
 // Command bench measures buildgate on generated repositories: wall time,
 // files per second and peak memory of `buildgate lint` and of parsing
 // alone (discovery and loading, no policies), each in a process of its own.
 //
-//	go run ./scripts/bench                  # 100, 1,000 and 10,000 files
-//	go run ./scripts/bench -sizes 1000 -vllm # plus 1,300 and 10,010 vLLM docker/ files
-//	go run ./scripts/bench -repo Mooncake=DIR # plus a checkout
-//	go run ./scripts/bench -hostile          # one hostile file at a time
+//	go run -tags bench ./scripts/bench                  # 100, 1,000 and 10,000 files
+//	go run -tags bench ./scripts/bench -sizes 1000 -vllm # plus 1,300 and 10,010 vLLM docker/ files
+//	go run -tags bench ./scripts/bench -repo Mooncake=DIR # plus a checkout
+//	go run -tags bench ./scripts/bench -hostile          # one hostile file at a time
 //
 // Repositories are generated under a temporary directory from the
 // project's fixtures (testdata/vllm-rocm, loader/testdata/examples) and,
