@@ -6,6 +6,7 @@
 # exit-code, sarif-file, errors, warnings, notes, findings.
 # Needs: RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, the BG_* inputs.
 set -euo pipefail
+# shellcheck source=action/bool.sh disable=SC1091
 . "$(dirname "$0")/bool.sh"
 
 BG_FROM_BASE=$(bool_input config-from-base "${BG_FROM_BASE:-true}") || exit 2

@@ -9,6 +9,7 @@
 # BG_HEAD_REPO (the pull request's head repository, if any), GITHUB_ACTOR,
 # GITHUB_OUTPUT.
 set -euo pipefail
+# shellcheck source=action/bool.sh disable=SC1091
 . "$(dirname "$0")/bool.sh"
 
 BG_UPLOAD=$(bool_input upload "${BG_UPLOAD:-true}") || exit 2
