@@ -139,16 +139,8 @@ func (Checkstyle) Report(w io.Writer, r *Result) error {
 		}
 		byPath[p] = append(byPath[p], f)
 	}
-	return encoded(w, XMLHash, func(w io.Writer) error {
-		if _, err := io.WriteString(w, xml.Header); err != nil {
-			return err
-		}
-		enc := xml.NewEncoder(w)
-		enc.Indent("", "  ")
-		root := xml.StartElement{Name: xml.Name{Local: "checkstyle"}, Attr: []xml.Attr{attr("version", "8.0")}}
-		if err := enc.EncodeToken(root); err != nil {
-			return err
-		}
+	root := xml.StartElement{Name: xml.Name{Local: "checkstyle"}, Attr: []xml.Attr{attr("version", "8.0")}}
+	return xmlDocument(w, root, func(enc *xml.Encoder) error {
 		for _, p := range order {
 			file := xml.StartElement{Name: xml.Name{Local: "file"}, Attr: []xml.Attr{attr("name", p)}}
 			if err := enc.EncodeToken(file); err != nil {
@@ -172,14 +164,7 @@ func (Checkstyle) Report(w io.Writer, r *Result) error {
 				return err
 			}
 		}
-		if err := enc.EncodeToken(root.End()); err != nil {
-			return err
-		}
-		if err := enc.Flush(); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, "\n")
-		return err
+		return nil
 	})
 }
 

@@ -132,6 +132,21 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 		root.Attr = append(root.Attr, attr("time", fmt.Sprintf("%.3f", r.Elapsed.Seconds())))
 	}
 	root.Attr = append(root.Attr, attr("tests", fmt.Sprint(tests)), attr("failures", fmt.Sprint(failures)), attr("errors", "0"))
+	return xmlDocument(w, root, func(enc *xml.Encoder) error {
+		for _, p := range order {
+			if err := junitSuite(enc, p, byPath[p], failRank); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func attr(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
+
+// xmlDocument writes an XML report: the header, root with what body
+// encodes inside it, a final line break; through a runner-safe writer.
+func xmlDocument(w io.Writer, root xml.StartElement, body func(enc *xml.Encoder) error) error {
 	return encoded(w, XMLHash, func(w io.Writer) error {
 		if _, err := io.WriteString(w, xml.Header); err != nil {
 			return err
@@ -141,10 +156,8 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 		if err := enc.EncodeToken(root); err != nil {
 			return err
 		}
-		for _, p := range order {
-			if err := junitSuite(enc, p, byPath[p], failRank); err != nil {
-				return err
-			}
+		if err := body(enc); err != nil {
+			return err
 		}
 		if err := enc.EncodeToken(root.End()); err != nil {
 			return err
@@ -156,8 +169,6 @@ func (JUnit) Report(w io.Writer, r *Result) error {
 		return err
 	})
 }
-
-func attr(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
 
 // junitSuite writes the suite of one file: a test case per finding, a
 // passing one for a clean file.

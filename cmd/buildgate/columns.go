@@ -9,14 +9,14 @@ import (
 	"github.com/buildgate/buildgate/lint"
 )
 
-// byteColumns turns code-point columns (what findings count, as SARIF's
-// unicodeCodePoints) into UTF-8 byte columns (what reviewdog counts),
-// reading each file with a finding once, through the root. A file that
-// cannot be read again keeps its columns.
-func byteColumns(rootDir string) func(path string, line, col int) int {
+// fileLines reads a file under rootDir once, through the root, and
+// gives its lines (split at "\n"; nil when it cannot be read again): the
+// reports that need a file's text (byte columns, rdjson's line-based
+// suggestions) share one read of each file with a finding.
+func fileLines(rootDir string) func(path string) []string {
 	lines := map[string][]string{}
 	var root *os.Root
-	return func(path string, line, col int) int {
+	return func(path string) []string {
 		ls, ok := lines[path]
 		if !ok {
 			if root == nil {
@@ -29,6 +29,16 @@ func byteColumns(rootDir string) func(path string, line, col int) int {
 			}
 			lines[path] = ls
 		}
+		return ls
+	}
+}
+
+// byteColumns turns code-point columns (what findings count, as SARIF's
+// unicodeCodePoints) into UTF-8 byte columns (what reviewdog counts). A
+// file that cannot be read again keeps its columns.
+func byteColumns(read func(string) []string) func(path string, line, col int) int {
+	return func(path string, line, col int) int {
+		ls := read(path)
 		if line < 1 || line > len(ls) || col < 1 {
 			return col
 		}
@@ -50,23 +60,13 @@ func byteColumns(rootDir string) func(path string, line, col int) int {
 	}
 }
 
-// sourceLines gives a line of a file under rootDir (read once, through
-// the root), for rdjson's line-based suggestions.
-func sourceLines(rootDir string) func(path string, line int) (string, bool) {
-	lines := map[string][]string{}
-	var root *os.Root
+// sourceLines gives a line of a file (without its line break), for
+// rdjson's line-based suggestions.
+func sourceLines(read func(string) []string) func(path string, line int) (string, bool) {
 	return func(path string, line int) (string, bool) {
-		ls, ok := lines[path]
-		if !ok {
-			if root == nil {
-				root, _ = os.OpenRoot(rootDir)
-			}
-			if root != nil {
-				if b, err := safefile.In(root, path, lint.DefaultMaxFileSize); err == nil {
-					ls = strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-				}
-			}
-			lines[path] = ls
+		ls := read(path)
+		if n := len(ls); n > 0 && ls[n-1] == "" {
+			ls = ls[:n-1] // the text's final line break ends no line
 		}
 		if line < 1 || line > len(ls) {
 			return "", false

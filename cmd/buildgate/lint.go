@@ -206,8 +206,9 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 		res.VersionControl = &report.VersionControl{RepositoryURI: p.RepositoryURI, RevisionID: p.Revision, Branch: p.Branch}
 	}
 	res.Elapsed = time.Since(started)
-	res.ByteColumn = byteColumns(root)
-	res.SourceLine = sourceLines(root)
+	read := fileLines(root)
+	res.ByteColumn = byteColumns(read)
+	res.SourceLine = sourceLines(read)
 	for _, o := range outputs {
 		n := len(res.Findings)
 		if f.sarifSuppr {

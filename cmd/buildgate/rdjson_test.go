@@ -107,17 +107,7 @@ func TestReviewdogReadsRDJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds reviewdog")
 	}
-	bin := reviewdogBin(t)
-	dir := rdjsonTree(t)
-	gitCommitAll(t, dir)
-	r := runBin(t, dir, "lint", "--root", ".", "--format", "rdjson")
-	rd := exec.Command(bin, "-f=rdjson", "-reporter=local", "-filter-mode=nofilter", "-fail-level=none")
-	rd.Dir = dir
-	rd.Stdin = strings.NewReader(r.stdout)
-	out, err := rd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("reviewdog: %v\n%s", err, out)
-	}
+	out := reviewdogLocal(t, "rdjson")
 	for _, w := range []string{
 		`location:{path:"docker/Dockerfile"  range:{start:{line:4  column:5}  end:{line:4  column:21}}}  severity:ERROR`,
 		`code:{value:"BG202"}  suggestions:{range:{start:{line:1  column:30}  end:{line:1  column:37}}  text:">=0.3.13"}`,
@@ -167,18 +157,8 @@ func TestReviewdogReadsCheckstyle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds reviewdog")
 	}
-	bin := reviewdogBin(t)
-	dir := rdjsonTree(t)
-	gitCommitAll(t, dir)
-	rep, _ := lintJSON(t, dir)
-	r := runBin(t, dir, "lint", "--root", ".", "--format", "checkstyle")
-	rd := exec.Command(bin, "-f=checkstyle", "-reporter=local", "-filter-mode=nofilter", "-fail-level=none")
-	rd.Dir = dir
-	rd.Stdin = strings.NewReader(r.stdout)
-	out, err := rd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("reviewdog: %v\n%s", err, out)
-	}
+	rep, _ := lintJSON(t, rdjsonTree(t))
+	out := reviewdogLocal(t, "checkstyle")
 	n := 0
 	for _, l := range strings.Split(string(out), "\n") {
 		if strings.Contains(l, "(BG") {
@@ -188,4 +168,22 @@ func TestReviewdogReadsCheckstyle(t *testing.T) {
 	if len(rep.Findings) == 0 || n < len(rep.Findings) {
 		t.Errorf("reviewdog kept %d of %d findings:\n%s", n, len(rep.Findings), out)
 	}
+}
+
+// reviewdogLocal is what reviewdog -reporter=local prints of buildgate's
+// report in format (rdjson, checkstyle) on rdjsonTree, committed to git.
+func reviewdogLocal(t *testing.T, format string) []byte {
+	t.Helper()
+	bin := reviewdogBin(t)
+	dir := rdjsonTree(t)
+	gitCommitAll(t, dir)
+	r := runBin(t, dir, "lint", "--root", ".", "--format", format)
+	rd := exec.Command(bin, "-f="+format, "-reporter=local", "-filter-mode=nofilter", "-fail-level=none")
+	rd.Dir = dir
+	rd.Stdin = strings.NewReader(r.stdout)
+	out, err := rd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("reviewdog: %v\n%s", err, out)
+	}
+	return out
 }
