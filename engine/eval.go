@@ -447,7 +447,13 @@ func toFinding(r finding.Rule, set string, item any) (finding.Finding, any, erro
 			fix := &finding.Fix{}
 			fix.Description, _ = fx["description"].(string)
 			fix.Replacement, _ = fx["replacement"].(string)
-			fix.Unsafe, _ = fx["unsafe"].(bool)
+			// "unsafe": true, or the reason the fix is unsafe.
+			switch u := fx["unsafe"].(type) {
+			case bool:
+				fix.Unsafe = u
+			case string:
+				fix.Unsafe, fix.UnsafeReason = u != "", u
+			}
 			if len(fix.Replacement) > maxMessage*8 {
 				return f, nil, fmt.Errorf("%s: rule %s: a fix's replacement of %d bytes, more than the %d a fix may have", r.File, r.ID, len(fix.Replacement), maxMessage*8)
 			}

@@ -84,6 +84,9 @@ type Fix struct {
 	// finding's own element (a pin loosened, a step that stops running):
 	// buildgate fix applies it only with --unsafe-fixes, as ruff does.
 	Unsafe bool `json:"unsafe,omitempty"`
+	// UnsafeReason says what an unsafe fix changes beyond its finding
+	// (a rule gives it as its fix's "unsafe": "reason").
+	UnsafeReason string `json:"unsafe_reason,omitempty"`
 }
 
 // Finding is one result of one rule.

@@ -56,9 +56,10 @@ func Shell(path string, src []byte, fs []finding.Finding, opt Options) Plan {
 	sites := map[string]int{}
 	countSets(f, "", func(k string) { sites[k]++ })
 	named := namedVars(f, offs)
+	steps := stepRules(fs)
 	for range 8 {
 		p = &shPlan{src: src, offs: offs, funcs: funcs, funcBody: bodies, vars: vars, set: map[string]bool{}, setN: map[string]int{}, names: map[string]map[string]bool{}, fixed: make([]bool, len(fs)),
-			named: named, opt: opt, sites: sites, stepRule: stepRules(fs), unsafe: map[int]string{}, loopVar: map[string]bool{},
+			named: named, opt: opt, sites: sites, stepRule: steps, unsafe: map[int]string{}, loopVar: map[string]bool{},
 			cut: newLineCut(src, func(l []byte) bool { return l[0] == '#' })}
 		p.stmts(f.Stmts)
 		next := map[string]bool{}

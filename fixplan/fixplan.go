@@ -361,15 +361,13 @@ func removesInstall(src []byte, edits []fix.Edit, pkgs []string) int {
 	return 0
 }
 
-// unsafeWhy says what an unsafe fix of a rule changes beyond its finding.
+// unsafeWhy says what an unsafe fix changes beyond its finding, as its
+// rule says it.
 func unsafeWhy(fd finding.Finding) string {
-	switch fd.Name {
-	case "wheel-pin-too-low":
-		return "the requirement would admit versions it excludes now"
-	case "wheel-pin-missing":
-		return "no build file installs the file it creates: lint would be clean and the image would still install nothing"
+	if fd.Fix.UnsafeReason != "" {
+		return fd.Fix.UnsafeReason
 	}
-	return "the rule marks it unsafe"
+	return "its rule marks it unsafe"
 }
 
 // planRemoval plans the removal of the source build from one file, for its

@@ -284,6 +284,9 @@ type jsonFix struct {
 	Column      int    `json:"column"`
 	EndLine     int    `json:"end_line"`
 	EndColumn   int    `json:"end_column"`
+	// Unsafe: buildgate fix applies it only with --unsafe-fixes.
+	Unsafe       bool   `json:"unsafe,omitempty"`
+	UnsafeReason string `json:"unsafe_reason,omitempty"`
 }
 
 // Report implements Reporter.
@@ -311,7 +314,8 @@ func (j JSON) finding(f finding.Finding) jsonFinding {
 	}
 	if x := f.Fix; x != nil && f.Path != "" && !j.Fingerprints {
 		jf.Fix = &jsonFix{Description: x.Description, Replacement: x.Replacement,
-			Line: x.Pos.Line, Column: x.Pos.Column, EndLine: x.Pos.EndLine, EndColumn: x.Pos.EndColumn}
+			Line: x.Pos.Line, Column: x.Pos.Column, EndLine: x.Pos.EndLine, EndColumn: x.Pos.EndColumn,
+			Unsafe: x.Unsafe, UnsafeReason: x.UnsafeReason}
 	}
 	return jf
 }

@@ -106,7 +106,7 @@ unsafe_of(r) := {} if {
 	exact(r.specifiers[0])
 } else := {} if {
 	r.specifiers[0].op in {">=", ">"}
-} else := {"unsafe": true}
+} else := {"unsafe": "the requirement would admit versions it excludes now"}
 
 # op_gap keeps the file's style: a space between operator and version when
 # the specifier it replaces had one (`>= 0.3.9`), none when not (`>=0.3.9`).

@@ -138,6 +138,6 @@ test_fix_that_loosens_is_unsafe if {
 	] {
 		some f in deny([line])
 		f.fix.replacement == ">=0.3.13"
-		f.fix.unsafe == true
+		f.fix.unsafe == "the requirement would admit versions it excludes now"
 	}
 }
