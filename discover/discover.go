@@ -137,10 +137,20 @@ func (w *walker) arg(arg string) error {
 		return &PathError{arg, "cannot be read: " + errText(err)}
 	}
 	if !ok && w.opts.SkipUnknown {
+		// A hook passes every changed file: it reads what discovery
+		// would, by name.
 		return nil
 	}
 	if !ok {
-		return &PathError{arg, "is not a build file buildgate knows (Dockerfile, Containerfile, *.hcl, requirements*.txt, *.sh, a shell's shebang, a Buildkite hook, or a CI pipeline: .buildkite/*.yml, .github/workflows/*.yml, .gitlab-ci.yml; `kinds:` in .buildgate.yaml adds paths)"}
+		// Named by the user: read whatever its name, as what its text
+		// is (issue 32: docker/base.image named on the command line).
+		k, ok, err = DetectText(w.absRoot, relSlash)
+		if err != nil {
+			return &PathError{arg, "cannot be read: " + errText(err)}
+		}
+	}
+	if !ok {
+		return &PathError{arg, "is not a build file buildgate knows, by its name or its text (a Dockerfile starts with FROM or ARG; a bake file with a target, group, variable or function block; a script with a shell's shebang; a pipeline's YAML with jobs, steps, stages or services; a requirements file with requirements). `kinds:` in .buildgate.yaml gives paths a kind, and `--stdin-filename` a kind to standard input"}
 	}
 	w.add(File{Path: relSlash, Kind: k})
 	return nil
@@ -278,6 +288,23 @@ func Detect(root, rel string) (loader.Kind, bool, error) {
 		return "", false, err
 	}
 	k, ok := loader.DetectContent(head)
+	return k, ok, nil
+}
+
+// DetectText tells the kind of the file rel below root by its text
+// (loader.DetectText), for a file named on the command line that no name
+// rule claims.
+func DetectText(root, rel string) (loader.Kind, bool, error) {
+	f, err := safefile.OpenNamed(root, filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	head, err := safefile.Head(f, loader.DetectHead)
+	if err != nil {
+		return "", false, err
+	}
+	k, ok := loader.DetectText(head)
 	return k, ok, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/buildgate/buildgate/finding"
+	"github.com/buildgate/buildgate/loader"
 )
 
 // Edit replaces src[Start:End] with Text.
@@ -237,4 +238,35 @@ func OldLine(src []byte, edits []Edit, n int) int {
 // lineAt is the line of src k lines after the one offset off is on.
 func lineAt(src []byte, off, k int) int {
 	return bytes.Count(src[:off], []byte("\n")) + 1 + k
+}
+
+// Options are a fix run's choices: Unsafe applies the fixes that change
+// what the build does beyond the findings' own elements (ruff's
+// --unsafe-fixes); without it they are declined, with why.
+type Options struct {
+	Unsafe bool
+	// OwnOnly applies only findings' own fixes (pins), no removal: fix's
+	// later passes, so that a pass never removes what an earlier one
+	// kept as unsafe or added.
+	OwnOnly bool
+	// Writing: the plan is for buildgate fix to write (not a report's
+	// suggestion): a read-only file is refused then.
+	Writing bool
+	// Packages are the migrations' packages: a removal that would take
+	// away an install of one refuses its file (the image would lose the
+	// wheel a fix, or the user, put there).
+	Packages []string
+	// Kinds are the kinds the run gave its files (by `kinds:` in the
+	// configuration, or by their content when named on the command
+	// line): a file's removal is planned as its kind's, whatever its
+	// name says (issue 32). A path not in it is known by its name.
+	Kinds map[string]loader.Kind
+}
+
+// KindOf is the kind of a file to fix: the run's, else its name's.
+func (o Options) KindOf(path string) (loader.Kind, bool) {
+	if k, ok := o.Kinds[path]; ok && k != "" {
+		return k, true
+	}
+	return loader.DetectName(path)
 }

@@ -12,24 +12,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Options are a fix run's choices: Unsafe applies the fixes that change
-// what the build does beyond the findings' own elements (ruff's
-// --unsafe-fixes); without it they are declined, with why.
-type Options struct {
-	Unsafe bool
-	// OwnOnly applies only findings' own fixes (pins), no removal: fix's
-	// later passes, so that a pass never removes what an earlier one
-	// kept as unsafe or added.
-	OwnOnly bool
-	// Writing: the plan is for buildgate fix to write (not a report's
-	// suggestion): a read-only file is refused then.
-	Writing bool
-	// Packages are the migrations' packages: a removal that would take
-	// away an install of one refuses its file (the image would lose the
-	// wheel a fix, or the user, put there).
-	Packages []string
-}
-
 // countSets calls f with "function NUL name" for each assignment in n that
 // gives a variable a value (a declaration without one, `local x` or
 // `local x=""`, only declares it), in the function it is in.

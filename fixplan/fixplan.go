@@ -154,7 +154,7 @@ func plan(ctx context.Context, root string, r *os.Root, byPath, suppressed map[s
 		gone = gone || len(c.Gone) > 0
 	}
 	if gone {
-		files, err := searchFiles(root)
+		files, err := searchFiles(root, opt.Kinds)
 		if err != nil {
 			return nil, err
 		}
@@ -187,15 +187,27 @@ func plan(ctx context.Context, root string, r *os.Root, byPath, suppressed map[s
 // (compose files, whatever their name, bake JSON, CI pipelines). A link
 // to a file inside the root is searched as its target, which a fix of the
 // same run may change.
-func searchFiles(root string) ([]string, error) {
+func searchFiles(root string, kinds map[string]loader.Kind) ([]string, error) {
 	found, err := discover.Find(root, []string{root}, discover.Options{})
 	if err != nil {
 		return nil, err
 	}
 	var out []string
+	seen := map[string]bool{}
 	for _, f := range found {
 		out = append(out, f.Path)
+		seen[f.Path] = true
 	}
+	// The files the run typed (`kinds:`, a file named on the command
+	// line) are build files whatever their names.
+	typed := make([]string, 0, len(kinds))
+	for p := range kinds {
+		if !seen[p] {
+			typed = append(typed, p)
+		}
+	}
+	sort.Strings(typed)
+	out = append(out, typed...)
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, walkErr error) error {
 		switch {
 		case walkErr != nil && d != nil && d.IsDir():
@@ -373,7 +385,7 @@ func unsafeWhy(fd finding.Finding) string {
 // planRemoval plans the removal of the source build from one file, for its
 // kind (false when its kind has no planner).
 func planRemoval(path string, src []byte, fds []finding.Finding, opt fix.Options) (fix.Plan, bool) {
-	kind, _ := loader.DetectName(path)
+	kind, _ := opt.KindOf(path)
 	switch kind {
 	case loader.KindDockerfile:
 		return fix.Dockerfile(path, src, fds, opt), true
@@ -423,14 +435,16 @@ func coversSuppressed(src []byte, edits []fix.Edit, sup []finding.Finding) strin
 // the plan cannot be made (the tree cannot be searched in time), no
 // fix is offered.
 func Offer(ctx context.Context, root string, rules []finding.Rule, all, shown, suppressed []finding.Finding) []finding.Finding {
-	out, _ := OfferCounted(ctx, root, rules, all, shown, suppressed)
+	out, _ := OfferCounted(ctx, root, rules, all, shown, suppressed, nil)
 	return out
 }
 
 // OfferCounted is Offer, and also counts the shown findings whose fix only
 // `buildgate fix --unsafe-fixes` makes (lint's "N more with
 // --unsafe-fixes").
-func OfferCounted(ctx context.Context, root string, rules []finding.Rule, all, shown, suppressed []finding.Finding) ([]finding.Finding, int) {
+//
+// kinds are the kinds the run gave its files (fix.Options.Kinds).
+func OfferCounted(ctx context.Context, root string, rules []finding.Rule, all, shown, suppressed []finding.Finding, kinds map[string]loader.Kind) ([]finding.Finding, int) {
 	builtin := Builtin(rules)
 	var fixables []finding.Finding
 	for _, fd := range all {
@@ -444,7 +458,7 @@ func OfferCounted(ctx context.Context, root string, rules []finding.Rule, all, s
 	refused := map[string]string{}
 	unsafe := map[at]bool{}
 	offered := map[at]finding.Fix{}
-	planned, err := Plan(ctx, root, fixables, suppressed, fix.Options{})
+	planned, err := Plan(ctx, root, fixables, suppressed, fix.Options{Kinds: kinds})
 	if err != nil {
 		for _, fd := range fixables {
 			refused[fd.Path] = "the fixes could not be planned: " + err.Error()

@@ -387,8 +387,12 @@ func (o Options) process(ctx context.Context, rules []finding.Rule, files []*fil
 	isContext := map[string]bool{}
 	markers := map[string][]loader.Suppression{}
 	loaded := make([]string, 0, len(files))
+	kinds := map[string]loader.Kind{}
 	for _, f := range files {
 		loaded = append(loaded, f.path)
+		if f.kind != "" {
+			kinds[f.path] = f.kind
+		}
 		markers[f.path] = f.suppressions
 		if f.context {
 			isContext[f.path] = true
@@ -420,7 +424,7 @@ func (o Options) process(ctx context.Context, rules []finding.Rule, files []*fil
 		process.Record(&out.All),
 		process.ChangedLines(o.Changed, rules, &out.NotNew),
 		process.InBaseline(o.Baseline, &out.Baselined),
-		process.Fixes(ctx, o.Root, rules, o.Fix, &out.All, &out.Suppressed, &planned),
+		process.Fixes(ctx, o.Root, rules, o.Fix, &out.All, &out.Suppressed, &planned, kinds),
 	)
 	out.Fixes, out.FixError, out.UnsafeFixes = planned.Files, planned.Err, planned.Unsafe
 	return out

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/buildgate/buildgate/config"
@@ -53,6 +56,9 @@ func prepare(ctx context.Context, f lintFlags, args []string, stderr io.Writer, 
 		compiled <- err
 		return pol, err
 	}
+	if f.root != "" {
+		args = underRoot(root, args)
+	}
 	if len(args) == 0 && !f.noDefault {
 		// Without paths the whole repository is linted: the root when it
 		// was given, else the working directory (below the git top level).
@@ -81,4 +87,40 @@ func prepare(ctx context.Context, f lintFlags, args []string, stderr io.Writer, 
 		p.opts.Baseline = bl
 	}
 	return p, nil
+}
+
+// underRoot takes relative PATHs from the root given with --root (issue
+// 32: `buildgate lint --root repo docker/Dockerfile-base`). A path that
+// is not there but is below the root from the working directory (an
+// older habit: `--root repo repo/docker/Dockerfile`) is taken as written;
+// "-" (standard input) and absolute paths are left alone.
+func underRoot(root string, args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "-" || filepath.IsAbs(a) {
+			continue
+		}
+		joined := filepath.Join(root, a)
+		if _, err := os.Lstat(joined); err == nil {
+			out[i] = joined
+			continue
+		}
+		if _, err := os.Lstat(a); err == nil && belowRoot(root, a) {
+			continue
+		}
+		out[i] = joined // reported as missing under the root
+	}
+	return out
+}
+
+// belowRoot reports whether a path is the root or below it.
+func belowRoot(root, p string) bool {
+	ar, err1 := filepath.Abs(root)
+	ap, err2 := filepath.Abs(p)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(ar, ap)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -3,6 +3,8 @@ package process
 import (
 	"context"
 
+	"github.com/buildgate/buildgate/loader"
+
 	"github.com/buildgate/buildgate/finding"
 	"github.com/buildgate/buildgate/fix"
 	"github.com/buildgate/buildgate/fixplan"
@@ -39,10 +41,13 @@ type Planned struct {
 // filters), so every format and library caller offers the edits fix
 // makes and no other (fixplan.Offer). suppressed are the run's
 // suppressed findings: a fix never takes one away.
-func Fixes(ctx context.Context, root string, rules []finding.Rule, o *FixOptions, all, suppressed *[]finding.Finding, planned *Planned) Step {
+//
+// kinds are the kinds the run gave its files (fix.Options.Kinds): a file
+// typed through `kinds:` or by its content is fixed as that kind.
+func Fixes(ctx context.Context, root string, rules []finding.Rule, o *FixOptions, all, suppressed *[]finding.Finding, planned *Planned, kinds map[string]loader.Kind) Step {
 	return Step{Name: "fixes", Fn: func(shown []finding.Finding) []finding.Finding {
 		if o == nil {
-			out, unsafe := fixplan.OfferCounted(ctx, root, rules, *all, shown, *suppressed)
+			out, unsafe := fixplan.OfferCounted(ctx, root, rules, *all, shown, *suppressed, kinds)
 			planned.Unsafe = unsafe
 			return out
 		}
@@ -53,7 +58,7 @@ func Fixes(ctx context.Context, root string, rules []finding.Rule, o *FixOptions
 				sel = append(sel, fd)
 			}
 		}
-		planned.Files, planned.Err = fixplan.Plan(ctx, root, sel, *suppressed, fix.Options{Unsafe: o.Unsafe, OwnOnly: o.OwnOnly, Writing: true, Packages: o.Packages})
+		planned.Files, planned.Err = fixplan.Plan(ctx, root, sel, *suppressed, fix.Options{Unsafe: o.Unsafe, OwnOnly: o.OwnOnly, Writing: true, Packages: o.Packages, Kinds: kinds})
 		return shown
 	}}
 }

@@ -23,7 +23,7 @@ func TestFixes(t *testing.T) {
 	step := func(rules []finding.Rule, o *FixOptions, suppressed []finding.Finding) ([]finding.Finding, Planned) {
 		all := []finding.Finding{stage}
 		var planned Planned
-		got := Run(all, Fixes(context.Background(), root, rules, o, &all, &suppressed, &planned))
+		got := Run(all, Fixes(context.Background(), root, rules, o, &all, &suppressed, &planned, nil))
 		return got, planned
 	}
 
@@ -101,7 +101,7 @@ func TestFixesOfferOnlyWhatFixApplies(t *testing.T) {
 			all := append(append([]finding.Finding(nil), tt.fds...), good)
 			var suppressed []finding.Finding
 			var planned Planned
-			got := Run(all, Fixes(context.Background(), root, nil, nil, &all, &suppressed, &planned))
+			got := Run(all, Fixes(context.Background(), root, nil, nil, &all, &suppressed, &planned, nil))
 			for _, fd := range got {
 				if fd.Path == "b.txt" {
 					if fd.Fix == nil || fd.Message != "fits" {

@@ -175,19 +175,67 @@ mention_items_rx := {m.package: rx |
 }
 
 # package_name reports whether s names the package or one of its variants
-# (those are the published wheels, not source-build names).
+# (those are the published wheels, not source-build names): the name as
+# PEP 503 compares names, alone or followed by a version (a wheel's or
+# sdist's file name, flash_attn-2.0.8-cp310-….whl). The package's name with
+# another part (flash-attn-builder) is a source-build name (issue 32).
 package_name(m, s) if {
 	some n in array.concat([m.package], object.get(m, "variants", []))
-	startswith(pep503.normalize(s), pep503.normalize(n))
+	pep503.normalize(s) == pep503.normalize(n)
+}
+
+package_name(m, s) if {
+	some n in array.concat([m.package], object.get(m, "variants", []))
+	prefix := concat("", [pep503.normalize(n), "-"])
+	ns := pep503.normalize(s)
+	startswith(ns, prefix)
+	regex.match(`^v?[0-9]`, substring(ns, count(prefix), -1))
 }
 
 # source_build_name reports whether s names a stage, target or similar of
-# the source build: an identifier with a name token that is not the
-# published package's name.
+# the source build: an identifier with a name token, or named after the
+# package with another part, that is not the published package's name.
 source_build_name(m, s) if {
 	identifier(s)
 	has_token(m, s)
 	not package_name(m, s)
+}
+
+source_build_name(m, s) if {
+	identifier(s)
+	package_named(m, s)
+	not package_name(m, s)
+}
+
+# package_named reports whether a name is the package's own with a prefix
+# or a suffix (issue 32): its parts hold the package's parts in a row
+# (flash-attn-builder, build_flash_attn), the package's parts run together
+# (flashattn_build) or, for a name of two parts or more, their initials
+# (build_fa for flash-attn), beside at least one other part. The bare
+# package name is the published wheel's, never a stage's.
+package_named(m, s) if {
+	parts := name_parts(s)
+	pp := package_parts[m.package]
+	count(parts) > count(pp)
+	some i in numbers.range(0, count(parts) - count(pp))
+	array.slice(parts, i, i + count(pp)) == pp
+}
+
+package_named(m, s) if {
+	parts := name_parts(s)
+	count(parts) > 1
+	some short in package_short_names[m.package]
+	short in parts
+}
+
+package_parts := {m.package: name_parts(m.package) | some m in migrations}
+
+# package_short_names are the one-part spellings of a package of several
+# parts: its parts run together (flashattn) and its initials (fa).
+package_short_names := {m.package: {concat("", pp), concat("", [substring(p, 0, 1) | some p in pp])} |
+	some m in migrations
+	pp := name_parts(m.package)
+	count(pp) > 1
 }
 
 # compound_source_build_name is a source-build name with more than the bare

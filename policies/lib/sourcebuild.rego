@@ -16,7 +16,21 @@ import data.buildgate.lib
 # native scan per file, so that the many files that cannot concern a
 # migration cost nothing here. (In policy tests, which have no sources, it
 # answers true.)
-base_needles(m) := array.concat(array.concat(m.names, m.build_args), m.repositories)
+base_needles(m) := array.concat(
+	array.concat(array.concat(m.names, m.build_args), m.repositories),
+	package_spellings[m.package],
+)
+
+# package_spellings are the ways a file spells the package's name in a
+# stage or target named after it (flash-attn-builder, flash_attn_build,
+# flashattn): a stage named so makes its file relevant without a name
+# token.
+package_spellings := {m.package: [s |
+	some s in {n, replace(n, "-", "_"), replace(n, "-", "")}
+] |
+	some m in lib.migrations
+	n := pep503.normalize(m.package)
+}
 
 # The repository's facts (data.buildgate.facts, issue 27): the engine
 # evaluates each file alone, so what the rules need to know of the other
