@@ -162,6 +162,9 @@ type dockerPlan struct {
 	notes  []string
 	unsafe []bool // by finding: declined as an unsafe fix
 	opt    Options
+	// copiesPlanned: the COPYs from removed stages were planned
+	// together (dockerfile_copy.go).
+	copiesPlanned bool
 }
 
 // flagged reports whether a finding of the rule lies on the lines of pos.
@@ -234,14 +237,9 @@ func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string 
 		p.answer(ins.Pos, "")
 		return []string{ins.Env[0].Key}
 	case ins.Cmd == "copy" && p.removed[strings.ToLower(copyFrom(ins))]:
-		// What the COPY put in place must not be used later (RUN pip
-		// install /wheels/*.whl after COPY --from=… /wheels /wheels).
-		if dest, ok := p.copyDestUnused(ins); !ok {
-			p.answer(ins.Pos, fmt.Sprintf("a later instruction uses %s, which this COPY from the removed stage fills; remove them together by hand", dest))
-			return nil
-		}
-		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
-		p.answer(ins.Pos, "")
+		// What the COPY put in place goes with it, or it stays
+		// (dockerfile_copy.go).
+		p.copyInstruction(cut, ins)
 	case ins.Cmd == "run" && p.mountsRemoved(ins):
 		p.runInstruction(cut, ins)
 	default:
@@ -303,41 +301,6 @@ func (p *dockerPlan) argKeys(ins loader.Instruction) []string {
 		names = append(names, a.Name)
 	}
 	return names
-}
-
-// copyDestUnused reports whether no later instruction of the file names
-// the destination of a COPY (a relative destination always counts as used:
-// it is resolved against a WORKDIR).
-func (p *dockerPlan) copyDestUnused(ins loader.Instruction) (string, bool) {
-	if len(ins.Args) == 0 {
-		return "", false
-	}
-	dest := strings.TrimRight(ins.Args[len(ins.Args)-1].Text, "/")
-	if !strings.HasPrefix(dest, "/") || dest == "" {
-		return dest, false
-	}
-	after := false
-	all := append([]loader.Instruction(nil), p.doc.Preamble...)
-	for _, st := range p.doc.Stages {
-		all = append(all, st.Instructions...)
-	}
-	for _, other := range all {
-		if other.Pos == ins.Pos {
-			after = true
-			continue
-		}
-		if !after {
-			continue
-		}
-		text := other.Original
-		for _, h := range other.Heredocs {
-			text += "\n" + h.Body
-		}
-		if strings.Contains(text, dest) {
-			return dest, false
-		}
-	}
-	return dest, true
 }
 
 // skipBlank is the offset past the spaces and tabs at i.

@@ -331,46 +331,76 @@ func fileEdits(ff *File, opt fix.Options) ([]fix.Edit, string) {
 			return nil, fmt.Sprintf("the fix of %s %s is inside what the source build's removal takes out (line %d); the image would install nothing; fix the file by hand", owners[i].Rule, where(owners[i]), fix.PosOf(ff.Old, r.Start, r.End).Line)
 		}
 	}
-	if line := removesInstall(ff.Old, plan.Edits, opt.Packages); line > 0 {
+	kind, _ := opt.KindOf(ff.Path)
+	if line := removesInstall(ff.Path, ff.Old, kind, plan.Edits, opt.Packages); line > 0 {
 		return nil, fmt.Sprintf("the removal would take away an install of the published wheel (line %d); fix the file by hand", line)
 	}
 	ff.Plan = plan
 	return append(edits, plan.Edits...), ""
 }
 
-// removesInstall is the first line a removal deletes that names one of
-// the packages as a requirement (the pin a fix added to a RUN that a later
-// run finds gated on the source build's switch), 0 when none does.
-func removesInstall(src []byte, edits []fix.Edit, pkgs []string) int {
-	for _, e := range edits {
-		if e.Text != "" || e.End <= e.Start || e.End > len(src) {
-			continue
+// removesInstall is the first line a removal deletes that installs one
+// of the packages from its index (the pin a fix added to a RUN that a
+// later run finds gated on the source build's switch), 0 when none
+// does. Installs are what the loader reads of the file's commands (a pip
+// or uv requirement named as the package, not a local wheel or a URL),
+// not the package's name in any text: a clone's directory
+// (`cd bitsandbytes`) installs nothing (issue 32).
+func removesInstall(path string, src []byte, kind loader.Kind, edits []fix.Edit, pkgs []string) int {
+	want := map[string]bool{}
+	for _, p := range pkgs {
+		if p != "" {
+			want[loader.NormalizeName(p)] = true
 		}
-		gone := strings.ToLower(string(src[e.Start:e.End]))
-		for _, p := range pkgs {
-			if p == "" {
+	}
+	if len(want) == 0 {
+		return 0
+	}
+	for _, s := range scriptsOf(loader.Parse(kind, path, src)) {
+		for _, c := range s.Commands {
+			if c.Pip == nil || c.Pip.Op == "uninstall" || c.Pip.Op == "download" || c.Pip.Op == "compile" {
 				continue
 			}
-			for _, spelling := range []string{strings.ToLower(p), strings.ReplaceAll(strings.ToLower(p), "-", "_")} {
-				for rest, off := gone, 0; ; {
-					k := strings.Index(rest, spelling)
-					if k < 0 {
-						break
-					}
-					after := rest[k+len(spelling):]
-					// A requirement: the name followed by a specifier,
-					// extras, a marker, a quote or the end of a word; not
-					// a longer name (…-rocm-dev).
-					if after == "" || strings.IndexByte(" \t\n\"'[=<>~!;,", after[0]) >= 0 {
-						return fix.PosOf(src, e.Start+off+k, e.Start+off+k).Line
-					}
-					off += k + 1
-					rest = rest[k+1:]
+			for _, r := range c.Pip.Requirements {
+				if !want[loader.NormalizeName(r.Name)] || r.URL != nil || r.LocalPath != nil {
+					continue
+				}
+				off, _, err := fix.Offsets(src, r.Pos)
+				if err != nil {
+					continue
+				}
+				if e, ok := fix.Covering(edits, off); ok && e.Text == "" {
+					return fix.PosOf(src, off, off).Line
 				}
 			}
 		}
 	}
 	return 0
+}
+
+// scriptsOf are the shell scripts of a document: a script's own, a
+// Dockerfile's RUNs', a pipeline's.
+func scriptsOf(doc loader.Document) []*loader.Script {
+	var out []*loader.Script
+	switch d := doc.(type) {
+	case *loader.ShellDocument:
+		out = append(out, &d.Script)
+	case *loader.DockerfileDocument:
+		ins := append([]loader.Instruction(nil), d.Preamble...)
+		for _, st := range d.Stages {
+			ins = append(ins, st.Instructions...)
+		}
+		for _, in := range ins {
+			if in.Shell != nil {
+				out = append(out, in.Shell)
+			}
+		}
+	case *loader.PipelineDocument:
+		for i := range d.Scripts {
+			out = append(out, &d.Scripts[i].Script)
+		}
+	}
+	return out
 }
 
 // unsafeWhy says what an unsafe fix changes beyond its finding, as its

@@ -1,0 +1,328 @@
+package fix
+
+// A COPY from a removed stage, and what uses what it put in place: the
+// wheels it copied among others into a shared directory (axolotl's
+// `COPY --from=flash-attn-builder …/flash_attn-*.whl wheels` beside
+// deepspeed's), installed later by words of one pip command, go with it;
+// a RUN that works inside the tree it copied (`cd /workspace/builds/bnb
+// && python3 setup.py install`) could not run without it and goes too
+// (issue 32). Anything else that may reach what it copied keeps the COPY.
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/buildgate/buildgate/loader"
+)
+
+// copyUse is what a later instruction does with a removed COPY's files.
+type copyUse struct {
+	ins   loader.Instruction
+	whole bool          // the whole instruction goes
+	words []loader.Word // else these install words go
+}
+
+// copyInstruction plans the COPYs from removed stages, all at once at
+// the first (their files may share a directory and one install command):
+// they go with what uses their files, or each stays with the reason.
+func (p *dockerPlan) copyInstruction(cut *lineCut, ins loader.Instruction) {
+	if p.copiesPlanned {
+		return
+	}
+	p.copiesPlanned = true
+	var copies []loader.Instruction
+	for _, other := range p.allInstructions() {
+		if other.Cmd == "copy" && p.removed[strings.ToLower(copyFrom(other))] && !p.inRemovedStage(other) {
+			copies = append(copies, other)
+		}
+	}
+	uses, why := p.copyUses(copies)
+	if why != "" {
+		for _, c := range copies {
+			p.answer(c.Pos, why)
+		}
+		return
+	}
+	for _, c := range copies {
+		cut.remove(c.Pos.Line, c.Pos.EndLine)
+		p.answer(c.Pos, "")
+	}
+	for _, u := range uses {
+		if u.whole {
+			cut.remove(u.ins.Pos.Line, u.ins.Pos.EndLine)
+			p.answer(u.ins.Pos, "")
+			continue
+		}
+		for _, w := range u.words {
+			s, e, err := Offsets(p.src, w.Pos)
+			if err != nil {
+				continue
+			}
+			for s > 0 && (p.src[s-1] == ' ' || p.src[s-1] == '\t') {
+				s--
+			}
+			p.inline = append(p.inline, Edit{Start: s, End: e})
+			p.answerRange(s, e)
+		}
+	}
+}
+
+// inRemovedStage reports whether an instruction is in a removed stage.
+func (p *dockerPlan) inRemovedStage(ins loader.Instruction) bool {
+	for _, st := range p.doc.Stages {
+		if p.removed[strings.ToLower(st.Name)] && ins.Pos.Line >= st.Pos.Line && ins.Pos.Line <= st.Pos.EndLine {
+			return true
+		}
+	}
+	return false
+}
+
+// placed are the paths a COPY puts in place, as later instructions would
+// write them: dest/base(source) for each source (its files land in dest
+// when dest is a directory: several sources, a wildcard, a trailing
+// slash, or a source directory's contents), and dest itself. A dest with
+// a variable is not known.
+func placed(ins loader.Instruction) (dest string, files []string, ok bool) {
+	if len(ins.Args) < 2 {
+		return "", nil, false
+	}
+	dest = cleanPath(ins.Args[len(ins.Args)-1].Text)
+	if dest == "" || dest == "." || strings.ContainsAny(dest, "$*?[") {
+		return "", nil, false
+	}
+	for _, a := range ins.Args[:len(ins.Args)-1] {
+		src := strings.TrimRight(a.Text, "/")
+		if strings.Contains(src, "$") || src == "" {
+			return "", nil, false
+		}
+		files = append(files, path.Join(dest, path.Base(src)))
+		if !strings.ContainsAny(path.Base(src), "*?[") {
+			// It may be a directory, whose contents land in dest:
+			// anything below dest may be its.
+			files = append(files, path.Join(dest, "*"))
+		}
+	}
+	return dest, files, true
+}
+
+// cleanPath is a path as written without quotes, "./" and a trailing
+// slash.
+func cleanPath(s string) string {
+	s = strings.Trim(s, `"'`)
+	s = strings.TrimPrefix(s, "./")
+	if s != "/" {
+		s = strings.TrimRight(s, "/")
+	}
+	return s
+}
+
+// copyUses are the instructions after the first of the COPYs that use
+// what they put in place, each with what goes of it; why, when not empty,
+// says why the COPYs cannot go. Another COPY or ADD into the same
+// directory writes there and uses nothing of it.
+func (p *dockerPlan) copyUses(copies []loader.Instruction) ([]copyUse, string) {
+	var dests, files []string
+	for _, c := range copies {
+		d, fs, ok := placed(c)
+		if !ok {
+			return nil, fmt.Sprintf("the destination or sources of the COPY at line %d are not known statically; remove it and what uses it by hand", c.Pos.Line)
+		}
+		dests, files = append(dests, d), append(files, fs...)
+	}
+	var uses []copyUse
+	after := false
+	for _, other := range p.allInstructions() {
+		if len(copies) > 0 && other.Pos == copies[0].Pos {
+			after = true
+		}
+		if !after || other.Cmd == "copy" || other.Cmd == "add" || p.inRemovedStage(other) {
+			continue
+		}
+		named := false
+		for _, d := range dests {
+			named = named || mentionsPath(instructionText(other), d)
+		}
+		if !named {
+			continue
+		}
+		u, why := p.copyUse(other, dests, files)
+		if why != "" {
+			return nil, fmt.Sprintf("line %d %s, which a COPY from the removed stage fills; remove them together by hand", other.Pos.Line, why)
+		}
+		if u != nil {
+			uses = append(uses, *u)
+		}
+	}
+	return uses, ""
+}
+
+func (p *dockerPlan) allInstructions() []loader.Instruction {
+	all := append([]loader.Instruction(nil), p.doc.Preamble...)
+	for _, st := range p.doc.Stages {
+		all = append(all, st.Instructions...)
+	}
+	return all
+}
+
+func instructionText(ins loader.Instruction) string {
+	text := ins.Original
+	for _, h := range ins.Heredocs {
+		text += "\n" + h.Body
+	}
+	return text
+}
+
+// mentionsPath reports whether text names dest as a path: dest itself or
+// below it, not inside a longer name (wheels_old, /opt/wheels2).
+func mentionsPath(text, dest string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], dest)
+		if j < 0 {
+			return false
+		}
+		s, e := i+j, i+j+len(dest)
+		before := s == 0 || strings.ContainsRune(" \t\n=:\"'(", rune(text[s-1])) || dest[0] != '/' && text[s-1] == '/' && s >= 2 && text[s-2] == '.'
+		afterOK := e == len(text) || strings.ContainsRune("/ \t\n\"';)&|\\", rune(text[e]))
+		if before && afterOK {
+			return true
+		}
+		i = s + 1
+	}
+}
+
+// copyUse classifies one later instruction that names a COPY's dest:
+// nil when it uses other files there (another stage's wheels), a use
+// when what it does with the copied files can go with them, else why not.
+func (p *dockerPlan) copyUse(ins loader.Instruction, dests, files []string) (*copyUse, string) {
+	if ins.Cmd != "run" || ins.Shell == nil || len(ins.Heredocs) > 0 {
+		return nil, "uses " + strings.Join(dests, ", ")
+	}
+	if insideTree(ins, dests, files) {
+		return &copyUse{ins: ins, whole: true}, ""
+	}
+	var words []loader.Word
+	for _, c := range ins.Shell.Commands {
+		reqs := map[string]int{}
+		if c.Pip != nil {
+			for _, r := range c.Pip.Requirements {
+				reqs[r.Raw]++
+			}
+		}
+		mine := 0
+		for _, w := range c.Words {
+			if !mentionsAny(w.Text, dests) {
+				continue
+			}
+			switch copied(w.Text, dests, files) {
+			case "no":
+				continue
+			case "maybe":
+				return nil, fmt.Sprintf("uses %s, which may be among what it copied", w.Text)
+			}
+			if c.Pip == nil || c.Pip.Op != "install" || reqs[w.Text] != 1 {
+				return nil, "uses " + w.Text
+			}
+			words = append(words, w)
+			mine++
+		}
+		if mine > 0 && mine == len(c.Pip.Requirements)+len(c.Pip.Files) {
+			// The command installs only what the stage built.
+			if len(ins.Shell.Commands) == 1 {
+				return &copyUse{ins: ins, whole: true}, ""
+			}
+			return nil, "installs only the copied files among other commands"
+		}
+	}
+	if len(words) == 0 {
+		return nil, ""
+	}
+	return &copyUse{ins: ins, words: words}, ""
+}
+
+// copied says whether a word names what the COPY put in place: "yes"
+// (one of the files, or below one), "no" (another file in dest: a name
+// the copied glob cannot match), "maybe" (a glob that may match both).
+func copied(word string, dests, files []string) string {
+	w := cleanPath(word)
+	for _, f := range files {
+		if path.Base(f) == "*" && strings.HasPrefix(w, path.Dir(f)+"/") {
+			return "maybe" // below a directory whose contents it copied
+		}
+	}
+	for _, f := range files {
+		if w == f || strings.HasPrefix(w, f+"/") {
+			return "yes"
+		}
+		if ok, _ := path.Match(f, w); ok && !strings.ContainsAny(w, "*?[") {
+			return "yes"
+		}
+	}
+	for _, d := range dests {
+		if w == d {
+			return "maybe" // the whole directory
+		}
+	}
+	for _, f := range files {
+		if path.Dir(w) != path.Dir(f) {
+			continue
+		}
+		if compatible(path.Base(w), path.Base(f)) {
+			return "maybe"
+		}
+	}
+	return "no"
+}
+
+// compatible reports whether two names, either a glob, may name the same
+// file: their literal beginnings and endings agree.
+func compatible(a, b string) bool {
+	pa, sa := literalEnds(a)
+	pb, sb := literalEnds(b)
+	prefixOK := strings.HasPrefix(pa, pb) || strings.HasPrefix(pb, pa)
+	suffixOK := strings.HasSuffix(sa, sb) || strings.HasSuffix(sb, sa)
+	return prefixOK && suffixOK
+}
+
+// literalEnds are the text before a glob's first and after its last
+// wildcard (the whole name twice for a literal).
+func literalEnds(g string) (string, string) {
+	i := strings.IndexAny(g, "*?[")
+	if i < 0 {
+		return g, g
+	}
+	j := strings.LastIndexAny(g, "*?]")
+	return g[:i], g[j+1:]
+}
+
+// insideTree reports whether a RUN works only inside a tree the COPY put
+// in place: its first command changes into it and no other command
+// changes elsewhere or names a path outside it. Without the COPY it
+// could not run at all.
+func insideTree(ins loader.Instruction, dests, files []string) bool {
+	cs := ins.Shell.Commands
+	if len(cs) < 2 || cs[0].Name != "cd" || len(cs[0].Words) != 2 || copied(cs[0].Words[1].Text, dests, files) == "no" {
+		return false
+	}
+	for _, c := range cs[1:] {
+		if c.Name == "cd" {
+			return false
+		}
+		for _, w := range c.Words[1:] {
+			t := cleanPath(w.Text)
+			if strings.HasPrefix(t, "/") && !mentionsAny(t, dests) || strings.Contains(t, "..") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func mentionsAny(text string, dests []string) bool {
+	for _, d := range dests {
+		if mentionsPath(text, d) {
+			return true
+		}
+	}
+	return false
+}
