@@ -13,6 +13,23 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
+// ruleSet is the first rule set (deny, warn, info) a module defines, ""
+// when none.
+func ruleSet(m *ast.Module) string {
+	for _, rule := range m.Rules {
+		set := rule.Head.Name.String()
+		if len(rule.Head.Reference) > 0 {
+			if v, ok := rule.Head.Reference[0].Value.(ast.Var); ok {
+				set = v.String()
+			}
+		}
+		if _, ok := setSeverity[set]; ok {
+			return set
+		}
+	}
+	return ""
+}
+
 // collectRules finds every package under RulesRoot with a deny, warn or
 // info set and reads its package METADATA.
 func collectRules(c *ast.Compiler, mods []Module) ([]finding.Rule, error) {
@@ -27,6 +44,12 @@ func collectRules(c *ast.Compiler, mods []Module) ([]finding.Rule, error) {
 		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
 		meta := strings.HasPrefix(pkg, MetaRoot+".")
 		if !strings.HasPrefix(pkg, RulesRoot+".") && !meta {
+			if set := ruleSet(m); set != "" && packOf[name] != "" {
+				// A user's deny/warn/info outside the rules' root
+				// would never run: a gate that silently checks
+				// nothing (conftest's `package main`).
+				return nil, fmt.Errorf("%s: package %s defines %s, but buildgate evaluates only the rules under data.%s (write `package %s.NAME`; docs/writing-policies.md)", name, pkg, set, RulesRoot, RulesRoot)
+			}
 			continue
 		}
 		r := byPkg[pkg]

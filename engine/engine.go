@@ -112,6 +112,41 @@ func (e *TimeoutError) Unwrap() error { return e.Err }
 type RuleError struct {
 	Rule finding.Rule
 	Err  error
+	// Bound: the rule passed a bound buildgate sets (a builtin's result
+	// too large, too many findings): the run stops (exit 2) rather than
+	// report the rule as failed.
+	Bound bool
+}
+
+// Runtime reports whether the error is a runtime error of the policy
+// itself (a type error, a conflict, a builtin refusing its operands):
+// what a user rule's evaluation reports as its own failure (issue 32),
+// not a bound buildgate set.
+func (e *RuleError) Runtime() bool {
+	if e.Bound {
+		return false
+	}
+	var te *topdown.Error
+	return errors.As(e.Err, &te) && te.Code != BoundErr
+}
+
+// Place is where the error is: the policy file, line and column (the
+// rule's file, line 0, when OPA gives no location).
+func (e *RuleError) Place() (file string, line, col int) {
+	var te *topdown.Error
+	if errors.As(e.Err, &te) && te.Location != nil {
+		return te.Location.File, te.Location.Row, max(te.Location.Col, 1)
+	}
+	return e.Rule.File, 0, 0
+}
+
+// Message is the error as OPA says it, without its place.
+func (e *RuleError) Message() string {
+	var te *topdown.Error
+	if errors.As(e.Err, &te) {
+		return te.Code + ": " + te.Message
+	}
+	return e.Err.Error()
 }
 
 func (e *RuleError) Error() string {

@@ -5,6 +5,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"unicode/utf8"
@@ -65,6 +66,13 @@ func (e *Engine) EvalUser(ctx context.Context, cfg, repo ast.Value, docs []Doc) 
 	var out []finding.Finding
 	for i := range e.user {
 		fs, err := e.evalQuery(ctx, &e.user[i], val, func(loc any) string { return pathOf(val, loc) })
+		var re *RuleError
+		if err != nil && errors.As(err, &re) && re.Runtime() && ctx.Err() == nil {
+			// One user rule failing stops none of the others (issue 32):
+			// its failure is its finding, an error.
+			out = append(out, Failed(re))
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -72,6 +80,30 @@ func (e *Engine) EvalUser(ctx context.Context, cfg, repo ast.Value, docs []Doc) 
 	}
 	finding.Sort(out)
 	return out, nil
+}
+
+// Failed is the finding that reports a user rule whose evaluation failed
+// at run time: the rule's id and name, severity error, the message with
+// the policy file and line. Its Path is the policy file as the user named
+// it, and Pos the line of the error; the runner keeps the path only when
+// it is inside the repository (Finding.Policy holds it either way).
+func Failed(re *RuleError) finding.Finding {
+	file, line, col := re.Place()
+	where := file
+	if line > 0 {
+		where = fmt.Sprintf("%s:%d", file, line)
+	}
+	f := finding.Finding{
+		Rule: re.Rule.ID, Name: re.Rule.Name, Severity: finding.SeverityError,
+		Message: cut(fmt.Sprintf("the rule failed at run time, so what it checks was not checked: %s: %s (fix the policy; its other findings are unknown)", where, re.Message())),
+		Path:    file,
+		Text:    "runtime-error",
+		Failed:  true,
+	}
+	if line > 0 {
+		f.Pos = loader.Pos{Line: line, Column: col, EndLine: line, EndColumn: col}
+	}
+	return f
 }
 
 // wholeInput is the input of an evaluation over every document, and
@@ -323,7 +355,7 @@ func (e *Engine) evalQuery(ctx context.Context, q *query, val ast.Value, place f
 		r := e.rules[b.rule]
 		items, _ := rs[0].Bindings[b.v].([]any)
 		if len(items) > maxFindings {
-			return nil, &RuleError{Rule: r, Err: fmt.Errorf("%d findings in one evaluation, more than the %d a rule may give (a bound: see docs/robustness.md)", len(items), maxFindings)}
+			return nil, &RuleError{Rule: r, Bound: true, Err: fmt.Errorf("%d findings in one evaluation, more than the %d a rule may give (a bound: see docs/robustness.md)", len(items), maxFindings)}
 		}
 		for _, item := range items {
 			f, loc, err := toFinding(r, b.set, item)

@@ -106,6 +106,10 @@ type Finding struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Suppression is set on a finding a suppression covers.
 	Suppression *Suppression `json:"suppression,omitempty"`
+	// Failed marks the finding that says a user rule failed at run time
+	// (a type error, a conflict): always an error, its Path the policy
+	// file when it is inside the repository.
+	Failed bool `json:"failed,omitempty"`
 }
 
 // Suppression says why a finding is not reported: Kind "inSource" (a

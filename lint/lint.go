@@ -185,6 +185,11 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		if err != nil {
 			return nil, evalError(err, o.Timeout)
 		}
+		for i := range user {
+			if user[i].Failed {
+				user[i] = placeFailure(o.Root, user[i])
+			}
+		}
 		findings = append(findings, user...)
 	}
 	finding.Sort(findings)
@@ -533,4 +538,23 @@ func (o Options) contentSums() (sum func(string) string, closeRoot func()) {
 			_ = l.Close()
 		}
 	}
+}
+
+// placeFailure places the finding of a user rule that failed at run time
+// in its policy file when the file is inside the root (a policy kept in
+// the repository: code scanning shows it there), else at the repository
+// level, with the file and line in its message.
+func placeFailure(root string, f finding.Finding) finding.Finding {
+	name := filepath.FromSlash(f.Path)
+	if !filepath.IsAbs(name) {
+		if abs, err := filepath.Abs(name); err == nil {
+			name = abs
+		}
+	}
+	if rel, ok := safefile.Inside(root, name); ok {
+		f.Path = filepath.ToSlash(rel)
+		return f
+	}
+	f.Path, f.Pos = "", finding.Pos{}
+	return f
 }

@@ -21,8 +21,10 @@ func newVerifyCmd() *cobra.Command {
 		Short: "Run the Rego tests (_test.rego) of the built-in pack and of your policies",
 		Long: `Verify runs every test_ rule of the built-in pack and of each --policy
 directory with OPA's test runner, under the same compiler, sandbox and
-builtins as lint. With --coverage it prints line coverage per policy file
-and in total (test files are not counted).
+builtins as lint. With --coverage it prints line coverage per policy file,
+for the built-in pack, for your policies and in total (test files are not
+counted). --threshold applies to your policies' coverage (to the built-in
+pack's when no --policy is given): the pack's lines are not yours to test.
 
 Exit status: 0 when every test passes (and coverage reaches --threshold),
 1 when a test fails or coverage is under the threshold, 2 when a policy
@@ -84,13 +86,25 @@ does not compile.`,
 					}
 					fmt.Fprintln(w)
 				}
+				fmt.Fprintf(w, "%6.1f%%  built-in pack (%d of %d lines)\n", cov.Builtin.Percent(), cov.Builtin.Covered, cov.Builtin.Total)
+				if cov.User.Total > 0 {
+					fmt.Fprintf(w, "%6.1f%%  your policies (%d of %d lines)\n", cov.User.Percent(), cov.User.Covered, cov.User.Total)
+				}
 				fmt.Fprintf(w, "%6.1f%%  total (%d of %d lines)\n", cov.Percent(), cov.Covered, cov.Total)
 			}
 			if failed > 0 {
 				return &exitError{code: exitFindings, msg: fmt.Sprintf("%d of %d tests failed", failed, len(results))}
 			}
-			if cov != nil && threshold > 0 && cov.Percent() < threshold {
-				return &exitError{code: exitFindings, msg: fmt.Sprintf("coverage %.1f%% is under --threshold %.1f%%", cov.Percent(), threshold)}
+			if cov != nil && threshold > 0 {
+				// The threshold is the user's policies' to meet; without
+				// any, the built-in pack's.
+				got, whose := cov.User, "your policies'"
+				if got.Total == 0 {
+					got, whose = cov.Builtin, "the built-in pack's"
+				}
+				if got.Percent() < threshold {
+					return &exitError{code: exitFindings, msg: fmt.Sprintf("%s coverage %.1f%% is under --threshold %.1f%%", whose, got.Percent(), threshold)}
+				}
 			}
 			return nil
 		},
@@ -98,7 +112,7 @@ does not compile.`,
 	fl := cmd.Flags()
 	pf.register(fl)
 	fl.BoolVar(&coverage, "coverage", false, "print line coverage per policy file and in total")
-	fl.Float64Var(&threshold, "threshold", 0, "with coverage: exit 1 when total coverage is under this percentage")
+	fl.Float64Var(&threshold, "threshold", 0, "exit 1 when your policies' line coverage (the built-in pack's when no --policy is given) is under this percentage")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "list passing tests too")
 	fl.DurationVar(&timeout, "timeout", time.Minute, "time limit per test")
 	return cmd

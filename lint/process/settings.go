@@ -22,7 +22,9 @@ func Settings(settings map[string]Setting) Step {
 			if s.Disabled {
 				continue
 			}
-			if s.Severity != "" {
+			if s.Severity != "" && !f.Failed {
+				// A rule that failed fails the gate whatever its
+				// severity: its checks did not run.
 				f.Severity = s.Severity
 			}
 			out = append(out, f)
