@@ -134,6 +134,9 @@ func runFix(ctx context.Context, stdout, stderr io.Writer, f fixFlags, args []st
 	if !ok {
 		return usageErr("--fail-on %q: want error, warning, note or never", f.lint.failOn)
 	}
+	if stdin, err := stdinArgs(args); err != nil || stdin {
+		return usageErr("fix writes the files of the repository; it does not read standard input (`buildgate lint -` does)")
+	}
 	// --timeout covers the lint and the planning; files are written after
 	// it (never cut half way), then the lint that says what is left has a
 	// time limit of its own.

@@ -47,6 +47,9 @@ type lintFlags struct {
 	configFromRevSet bool
 	maxMemoryMB      int64
 	maxReportMB      int64
+	// stdin is standard input (`lint -`), stdinName --stdin-filename.
+	stdin     io.Reader
+	stdinName string
 }
 
 // output is one report to write: a format and its file ("" for stdout).
@@ -71,10 +74,17 @@ without either, the built-in Mooncake ROCm migration applies), and the
 requirements files the configuration names are checked whatever PATHs are
 given.
 
+A PATH relative to --root (when given) is taken from the root. The PATH
+- reads one file from standard input: --stdin-filename gives its path in
+reports and its kind (else its text does); it is linted with the
+repository's configuration and policies, and only its own findings are
+reported.
+
 Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for a
 usage, configuration or policy error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.configFromRevSet = cmd.Flags().Changed("config-from-rev")
+			f.stdin = cmd.InOrStdin()
 			return runLint(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, args)
 		},
 	}
@@ -95,6 +105,7 @@ usage, configuration or policy error.`,
 	fl.StringVar(&f.configFromRev, "config-from-rev", "", "read .buildgate.yaml (or --config), --baseline, --data and --policy directories as they are at the git revision REV (the pull request's base), not from the working tree")
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "record every current finding (with fingerprints) in FILE for --baseline")
 	fl.BoolVar(&f.noDefault, "no-default-path", false, "without PATHs, check only the configured requirements files (for hooks that pass the changed files, and none when none changed)")
+	fl.StringVar(&f.stdinName, "stdin-filename", "", "with the PATH `-`: the path (inside the root) the file read from standard input has; its kind comes from it (or from `kinds:`), else from the text")
 	fl.BoolVar(&f.skipUnknown, "skip-unknown", false, "pass over the PATHs that are no build file buildgate knows instead of refusing them (for hooks that pass every changed file)")
 	fl.StringVar(&f.category, "category", "", "sarif: automationDetails.id, which tells runs of one repository apart in code scanning (default: none, so that upload-sarif's own default, which tells matrix jobs apart, applies)")
 	fl.StringVar(&f.failOn, "fail-on", "error", "lowest severity that makes the exit status 1: error, warning, note or never")
@@ -127,6 +138,9 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 	if err != nil {
 		return err
 	}
+	if run.cleanup != nil {
+		defer run.cleanup()
+	}
 	root, cfg, opts := run.root, run.cfg, run.opts
 	prog := newProgress(stderr)
 	opts.Progress = func(stage string, done, total int) {
@@ -151,6 +165,9 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 			return usageErr("%v", err)
 		}
 		return &exitError{code: exitUsage, msg: err.Error()}
+	}
+	if run.stdin != "" {
+		onlyStdin(out, run.stdin)
 	}
 	if err := checkOutputs(outputs, f, root, out.Paths); err != nil {
 		return err

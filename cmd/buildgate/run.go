@@ -20,6 +20,10 @@ type prepared struct {
 	root string
 	cfg  *config.Config
 	opts lint.Options
+	// stdin is the path of the file read from standard input (`lint -`),
+	// "" otherwise; cleanup removes its temporary root.
+	stdin   string
+	cleanup func()
 }
 
 // prepare turns the flags into a run. stderr hears the notes about the
@@ -55,6 +59,13 @@ func prepare(ctx context.Context, f lintFlags, args []string, stderr io.Writer, 
 		err := <-compiled
 		compiled <- err
 		return pol, err
+	}
+	fromStdin, err := stdinArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	if fromStdin {
+		return prepareStdin(f, cfg, ready, dog)
 	}
 	if f.root != "" {
 		args = underRoot(root, args)
@@ -123,4 +134,24 @@ func belowRoot(root, p string) bool {
 	}
 	rel, err := filepath.Rel(ar, ap)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// prepareStdin is prepare for `lint -`: the file read from standard input
+// at --stdin-filename in a temporary root, with the repository's
+// configuration and policies.
+func prepareStdin(f lintFlags, cfg *config.Config, ready func() (*lint.Policies, error), dog *watchdog) (*prepared, error) {
+	if err := stdinUsage(f); err != nil {
+		return nil, err
+	}
+	dog.set("reading standard input")
+	tmp, rel, cleanup, err := stdinRoot(f.stdin, f.stdinName, f.maxSize)
+	if err != nil {
+		return nil, err
+	}
+	p := &prepared{root: tmp, cfg: cfg, stdin: rel, cleanup: cleanup, opts: lint.Options{
+		Root: tmp, Paths: []string{filepath.Join(tmp, filepath.FromSlash(rel))}, Config: cfg, PoliciesReady: ready,
+		MaxFileSize: f.maxSize, Timeout: f.timeout,
+		Suppress: lint.SuppressOptions{Inline: !f.noInline, Today: time.Now()},
+	}}
+	return p, nil
 }
