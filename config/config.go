@@ -52,6 +52,12 @@ type Migration struct {
 	// URLs, compared without a trailing slash); empty: the public index,
 	// https://pypi.org/simple.
 	Indexes []string `json:"indexes"`
+	// Allow are names and variables that are not the source build's
+	// whatever they look like (TRITON_CACHE_DIR, triton's runtime kernel
+	// cache), and paths (globs: an entry with a / or a wildcard) the
+	// source-build rules leave alone: what context cannot decide. The
+	// top-level `allow:` adds to every migration's.
+	Allow []string `json:"allow"`
 }
 
 // RuleSetting overrides a rule. Key is the rule id or name as written.
@@ -146,6 +152,7 @@ func Parse(name string, data []byte, base *Config) (*Config, error) {
 		c.Kinds = append(c.Kinds, base.Kinds...)
 	}
 	var doc yaml.Node
+	var allow []string
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, p.yamlErr(err)
 	}
@@ -182,11 +189,38 @@ func Parse(name string, data []byte, base *Config) (*Config, error) {
 			c.Ignores = append(c.Ignores, is...)
 			return err
 		},
+		"allow": func(n *yaml.Node) error {
+			var err error
+			allow, err = p.strs(n, "allow", p.allowEntry)
+			return err
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
+	if len(allow) > 0 {
+		// Every migration's, the default's too when the file keeps it;
+		// copies, so the base configuration is not changed.
+		ms := make([]Migration, len(c.Migrations))
+		for i, m := range c.Migrations {
+			m.Allow = append(append([]string(nil), m.Allow...), allow...)
+			ms[i] = m
+		}
+		c.Migrations = ms
+	}
 	return c, nil
+}
+
+// allowEntry checks an entry of an allow list: a name or variable
+// (letters, digits, _ - .), or a path glob that compiles.
+func (p *parser) allowEntry(n *yaml.Node, s string) error {
+	switch {
+	case strings.ContainsAny(s, "/*?["):
+		return p.glob(n, s)
+	case !regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\-]*$`).MatchString(s):
+		return p.at(n, "allow entry %q is neither a name or variable (letters, digits, _ - .) nor a path glob (with a / or a wildcard)", s)
+	}
+	return nil
 }
 
 type parser struct{ file string }
@@ -333,6 +367,7 @@ func (p *parser) migrations(n *yaml.Node) ([]Migration, error) {
 			"scope":           list(&m.Scope, "scope", p.glob),
 			"platform":        list(&m.Platform, "platform", p.platformWord),
 			"other_platforms": list(&m.OtherPlatforms, "other_platforms", p.platformWord),
+			"allow": list(&m.Allow, "allow", p.allowEntry),
 			"indexes": list(&m.Indexes, "indexes", func(v *yaml.Node, s string) error {
 				if !strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "file://") {
 					return p.at(v, "index %q must be a URL (https://…)", s)

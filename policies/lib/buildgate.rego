@@ -129,13 +129,40 @@ identifier(s) if regex.match(`^[A-Za-z0-9][A-Za-z0-9_.\-]*$`, s)
 # Migrations come from the configuration (input.config.migrations).
 migrations := object.get(input, ["config", "migrations"], [])
 
-# in_scope reports whether a path is one a migration looks at.
-in_scope(m, _) if count(object.get(m, "scope", [])) == 0
-
+# in_scope reports whether a path is one a migration looks at: in its
+# scope (all paths when it has none) and not a path its allow list
+# names.
 in_scope(m, path) if {
+	scoped(m, path)
+	not allowed_path(m, path)
+}
+
+scoped(m, _) if count(object.get(m, "scope", [])) == 0
+
+scoped(m, path) if {
 	some g in object.get(m, "scope", [])
 	glob.match(g, ["/"], path)
 }
+
+# The allow list (issue 32) says what context cannot: names and variables
+# that are not the source build's whatever they look like (a runtime
+# setting such as TRITON_CACHE_DIR, a stage that only shares a token), and
+# paths (globs, told by a / or a wildcard) the source-build rules leave
+# alone. Names compare without case.
+allowed(m, s) if lower(s) in allowed_names[m.package]
+
+allowed_path(m, path) if {
+	some g in allowed_globs[m.package]
+	glob.match(g, ["/"], path)
+}
+
+allowed_names := {m.package: {lower(a) | some a in object.get(m, "allow", []); not path_entry(a)} | some m in migrations}
+
+allowed_globs := {m.package: [a | some a in object.get(m, "allow", []); path_entry(a)] | some m in migrations}
+
+path_entry(a) if contains(a, "/")
+
+path_entry(a) if regex.match(`[*?\[]`, a)
 
 # has_token reports whether a name has one of the migration's name tokens
 # as a component (a part between -, _, . or other non-alphanumerics).
@@ -199,12 +226,14 @@ source_build_name(m, s) if {
 	identifier(s)
 	has_token(m, s)
 	not package_name(m, s)
+	not allowed(m, s)
 }
 
 source_build_name(m, s) if {
 	identifier(s)
 	package_named(m, s)
 	not package_name(m, s)
+	not allowed(m, s)
 }
 
 # package_named reports whether a name is the package's own with a prefix
@@ -265,6 +294,7 @@ source_arg(m, name) if {
 	has_token(m, name)
 	cache_arg(name)
 	regex.match(`^[A-Za-z_][A-Za-z0-9_]*$`, name)
+	not allowed(m, name)
 }
 
 # mentions_repository reports whether a text names one of the migration's

@@ -52,6 +52,7 @@ file_facts(m, d) := {
 	"context_repos": [n | is_relevant0(m, d); some n in context_repo_names(m, d)],
 	"vendor": vendor_or_none(m, d),
 	"runs": [r | some r in runs(m, d)],
+	"cache_args": [n | is_relevant0(m, d); some n in declared_cache_args(m, d)],
 	"target_stages": [[t, lower(a.value)] |
 		d.kind == "hcl"
 		lib.in_scope(m, d.path)
@@ -143,6 +144,7 @@ fold(m, files) := {
 	"targets": targets,
 	"known_names": (stages | {lower(t) | some t in targets}),
 	"arg_repos": arg_repos,
+	"cache_args": {n | some f in files; some n in object.get(f.facts.sourcebuild[m.package], "cache_args", [])},
 	"context_repos": {n | some f in files; some n in object.get(f.facts.sourcebuild[m.package], "context_repos", [])},
 	"vendors": vendors,
 	# others_only is what a file's evaluation reads (a boolean, the same
@@ -1232,6 +1234,65 @@ dockerfile_arg_uses(m, d) := array.concat(
 		],
 	),
 ) if d.kind == "dockerfile"
+
+# declared_cache_args are the cache-key variables a file declares as a
+# build's input: a Dockerfile ARG, a bake variable or a target's args key,
+# a build argument a CI build passes. A variable with the name of a cache
+# (TRITON_CACHE_DIR) that no build declares is a runtime setting of what
+# the image or a test runs, not a key of the build's cache (issue 32).
+declared_cache_args(m, d) := {n |
+	some n in declared_args(d)
+	lib.mentions(m, n)
+	lib.source_arg(m, n)
+	lib.cache_arg(n)
+}
+
+# declared_args are the names a file declares or passes as build
+# arguments, read from the document alone (a file's facts cannot ask the
+# repository's table).
+declared_args(d) := (({a.name |
+	d.kind == "dockerfile"
+	some ins in lib.instructions(d)
+	some a in ins.arg_defs
+} | {b.labels[0].value |
+	d.kind == "hcl"
+	some b in d.blocks
+	b.type == "variable"
+	count(b.labels) > 0
+}) | {el.key.value |
+	d.kind == "hcl"
+	some x in lib.hcl_attributes(d)
+	x.attr.name == "args"
+	some el in x.attr.elements
+	is_string(el.key.value)
+}) | {n |
+	d.kind == "pipeline"
+	some b in d.builds
+	some w in b.build_args
+	is_string(w.value)
+	n := split(w.value, "=")[0]
+}
+
+# build_cache_use reports whether a use of a cache-key variable is the
+# build's: the build declares or passes it there, its name says it keys a
+# cache, it is a bake file's, the configuration lists it as a build
+# argument, or a build of the repository declares it (the table's
+# cache_args). Otherwise it is a runtime cache's (issue 32: triton's
+# kernel cache TRITON_CACHE_DIR, set for the tests a CI script runs).
+build_cache_use(_, _, u) if u.what in {"declared", "passed"}
+
+# A name that says it identifies a build's cache (a key, a ref, a tag, a
+# digest: MOONCAKE_CACHE_KEY, mooncake_cache_ref) is one wherever it is
+# used; a cache directory (TRITON_CACHE_DIR) only where a build takes it.
+build_cache_use(_, _, u) if regex.match(`(^|[_.-])(KEY|KEYS|REF|REFS|TAG|TAGS|IMAGE|ID|HASH|DIGEST|SHA)([_.-]|$)`, upper(u.name))
+
+build_cache_use(_, d, _) if d.kind == "hcl"
+
+build_cache_use(m, _, u) if u.name in m.build_args
+
+build_cache_use(m, _, u) if u.name in cache_args(m)
+
+cache_args(m) := {s | some s in lib.table(["sourcebuild", m.package, "cache_args"], [])}
 
 # expanded_names are the variables a piece of text expands.
 expanded_names(text) := {x[1] | some x in regex.find_all_string_submatch_n(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`, text, -1)}

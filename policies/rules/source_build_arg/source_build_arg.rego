@@ -35,6 +35,7 @@ deny contains lib.finding(d, t.el, msg) if {
 	some d in sb.docs(m)
 	some t in toggles(d)
 	toggle_name(m, t.name)
+	not lib.allowed(m, t.name)
 	truthy(t.value)
 	msg := sprintf("`%s=%s` switches the %s source build on; remove it and %s", [t.name, t.value, m.package, lib.remedy(m)])
 }

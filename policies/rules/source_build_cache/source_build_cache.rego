@@ -23,6 +23,7 @@ deny contains lib.finding(d, u.el, msg) if {
 	some u in sb.arg_uses(m, d.path)
 	lib.source_arg(m, u.name)
 	lib.cache_arg(u.name)
+	sb.build_cache_use(m, d, u)
 	msg := sprintf("`%s` is a cache key of the %s source build; remove it and %s", [u.name, m.package, lib.remedy(m)])
 }
 

@@ -57,3 +57,24 @@ test_shell_cache_keys_and_metadata if {
 test_dockerfile_cache_key if {
 	deny_lines("dockerfile", ["ARG MOONCAKE_CACHE_KEY", "FROM a", "ARG NIXL_CACHE_KEY"]) == {1}
 }
+
+# Issue 32: a cache directory is a build's cache key only where a build
+# takes it; set for what a CI script runs (triton's TRITON_CACHE_DIR in
+# vLLM's run-amd-test.sh), it is a runtime cache.
+test_cache_directory_by_context if {
+	deny_lines("shell", [
+		"MOONCAKE_CACHE_DIR=\"${root}/cache/mooncake\"",
+		"export MOONCAKE_CACHE_DIR",
+		"mkdir -p \"${MOONCAKE_CACHE_DIR}\"",
+		"docker run -e \"MOONCAKE_CACHE_DIR=/c/mooncake\" img",
+	]) == set()
+	deny_lines("dockerfile", ["FROM a", "ARG MOONCAKE_CACHE_DIR", "ENV MOONCAKE_CACHE_PATH=/c"]) == {2}
+}
+
+test_cache_directory_a_build_declares if {
+	got := rule.deny with input as fx.input_of([
+		["dockerfile", "Dockerfile", ["FROM a", "ARG MOONCAKE_CACHE_DIR"]],
+		["shell", "ci.sh", ["export MOONCAKE_CACHE_DIR=/c", "docker build --build-arg MOONCAKE_CACHE_DIR ."]],
+	])
+	fx.at(got) == {["Dockerfile", 2], ["ci.sh", 1], ["ci.sh", 2]}
+}
