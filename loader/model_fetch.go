@@ -231,6 +231,12 @@ func urlFetch(c *ShellCommand, kind string, from int) *Fetch {
 			if kind == "download" && oneFile(v) {
 				kind = "file"
 			}
+			if kind == "install" && BuiltWheelURL(v) {
+				// pip installs a wheel as it is: a release asset of the
+				// repository, built already, not its source (issue 32:
+				// vLLM's +cpu wheels in llm-d-kv-cache's Dockerfile).
+				kind = "wheel"
+			}
 			return &Fetch{Kind: kind, URL: c.Words[k], Repository: id}
 		}
 	}
@@ -291,4 +297,15 @@ func firstRepository(pos []Word, base string) (string, string, bool) {
 		id, ok = repoid.Of(base + u)
 	}
 	return u, id, ok
+}
+
+// BuiltWheelURL reports whether a URL (or a word spelling one with
+// expansions) names a wheel file: its path, without query and fragment,
+// ends in .whl. pip installs a wheel without building anything; an sdist
+// (.tar.gz, .zip) or a VCS URL it builds from source.
+func BuiltWheelURL(u string) bool {
+	if i := strings.IndexAny(u, "#?"); i >= 0 {
+		u = u[:i]
+	}
+	return strings.HasSuffix(strings.ToLower(strings.Trim(u, `"'`)), ".whl")
 }

@@ -617,8 +617,9 @@ fetch(m, path, c) := fetch_verbs[c.fetch.kind] if {
 	fork_fetch(m, c)
 	fork_built(m, path, c)
 } else := word_fetch(m, path, c) if {
-	# One file of the repository (a LICENSE, a script) is not its source.
-	object.get(c, ["fetch", "kind"], "") != "file"
+	# One file of the repository (a LICENSE, a script) is not its source,
+	# nor is a wheel built already (a release asset pip installs as it is).
+	not object.get(c, ["fetch", "kind"], "") in {"file", "wheel"}
 }
 
 # fork_built reports whether something is built in the clone of a fork.
@@ -649,7 +650,12 @@ word_fetch(m, path, c) := "installs from the repository" if {
 	installer(c)
 	some u in array.slice(c.words, 1, count(c.words))
 	repo_word(m, path, u)
+	not wheel_url(u.text)
 }
+
+# wheel_url reports whether a word (expansions and all) names a wheel
+# file: pip installs it as it is, building nothing.
+wheel_url(text) if regex.match(`(?i)\.whl["']?([#?].*)?$`, text)
 
 installer(c) if pip_install(c)
 

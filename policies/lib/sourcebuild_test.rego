@@ -113,3 +113,15 @@ test_arg_uses_named_words if {
 	sb.named_vars(m, "base x") == set() with input as {"config": fx.config}
 	sb.named_vars(m, null) == set() with input as {"config": fx.config}
 }
+
+# Issue 32: a wheel a release publishes (llm-d-kv-cache's vLLM +cpu
+# wheels) is installed as it is; an sdist or a VCS URL is built.
+test_release_wheel_is_no_source_build if {
+	doc := buildgate.parse("shell", "a.sh", concat("\n", [
+		"pip install https://github.com/kvcache-ai/Mooncake/releases/download/v${V}/mooncake-${V}-cp312-manylinux_2_35_x86_64.whl",
+		"pip install https://github.com/kvcache-ai/Mooncake/releases/download/v0.3/mooncake-0.3-py3-none-any.whl",
+		"pip install https://github.com/kvcache-ai/Mooncake/archive/v0.3.tar.gz",
+		"pip install git+https://github.com/kvcache-ai/Mooncake@v0.3",
+	]))
+	{c.pos.line | some c in doc.commands; sb.fetch(fx.migration, "a.sh", c)} == {3, 4} with input as {"documents": [doc], "config": fx.config}
+}
