@@ -381,9 +381,6 @@ func (p *parser) migrations(n *yaml.Node) ([]Migration, error) {
 		if m.Package == "" {
 			return nil, p.at(item, "a migration needs a package")
 		}
-		if m.Minimum == "" {
-			return nil, p.at(item, "migration %s needs a minimum version", m.Package)
-		}
 		for i, r := range m.Repositories {
 			m.Repositories[i] = normalizeRepo(r)
 		}

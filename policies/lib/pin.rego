@@ -236,7 +236,9 @@ from_index(r) if {
 }
 
 # wanted is the pin line the migration asks for.
-wanted(m) := sprintf("%s >= %s", [m.package, m.minimum])
+wanted(m) := sprintf("%s >= %s", [m.package, m.minimum]) if object.get(m, "minimum", "") != ""
+
+else := m.package
 
 # spec_span is the position covering every clause of a requirement's
 # specifier.

@@ -191,7 +191,9 @@ deny contains lib.finding(x.doc, x.req.name_word, msg) if {
 	msg := sprintf("this command uninstalls %s and nothing later in this stage installs it again, so the image does not have the published wheel; remove the uninstall", [m.package])
 }
 
-spec_arg(m) := sprintf("\"%s>=%s\"", [m.package, m.minimum])
+spec_arg(m) := sprintf("\"%s>=%s\"", [m.package, m.minimum]) if object.get(m, "minimum", "") != ""
+
+else := m.package
 
 # image_target is the install command a Dockerfile that concerns the
 # migration (it names a configured requirements file, or builds the

@@ -201,6 +201,7 @@ file_problem(m, _, f) := "pins the package below the minimum" if {
 	some p in f.paths
 	some r in lib.document(p).requirements
 	pin.names(m, r)
+	object.get(m, "minimum", "") != ""
 	pep440.witness_below_pre(r.specifier, m.minimum)
 }
 

@@ -24,7 +24,7 @@ import data.buildgate.lib.pin
 
 # Unpinned.
 deny contains object.union(lib.finding(d, r.name_word, msg), unpinned_fix(m, d, r)) if {
-	some m in lib.migrations
+	some m in versioned
 	some d in lib.documents("requirements")
 	lib.in_scope(m, d.path)
 	some r in d.requirements
@@ -55,7 +55,7 @@ after_extras(r) if {
 
 # A specifier that admits a lower version.
 deny contains object.union(lib.finding_at(d, pin.spec_span(r), msg), object.union({"text": r.raw}, fix_of(m, d, r))) if {
-	some m in lib.migrations
+	some m in versioned
 	some d in lib.documents("requirements")
 	lib.in_scope(m, d.path)
 	some r in d.requirements
@@ -121,7 +121,7 @@ op_gap(r) := gap if {
 # it into a URL (review of issue 14). Nothing can be shown to meet the
 # minimum: fail closed.
 deny contains lib.finding_at(d, r.pos, msg) if {
-	some m in lib.migrations
+	some m in versioned
 	some d in lib.documents("requirements")
 	lib.in_scope(m, d.path)
 	some r in d.requirements
@@ -143,7 +143,7 @@ witness(_, spec, minimum) := pep440.witness_below_pre(spec, minimum)
 # the command takes from a variable with no value in the file is not
 # known: not reported.
 deny contains lib.finding(x.doc, x.req.name_word, msg) if {
-	some m in lib.migrations
+	some m in versioned
 	some x in install.package_installs(m)
 	pin.from_index(x.req)
 	x.req.specifier == ""
@@ -152,7 +152,7 @@ deny contains lib.finding(x.doc, x.req.name_word, msg) if {
 }
 
 deny contains object.union(lib.finding_at(x.doc, pin.spec_span(x.req), msg), {"text": x.req.raw}) if {
-	some m in lib.migrations
+	some m in versioned
 	some x in install.package_installs(m)
 	pin.from_index(x.req)
 	x.req.specifier != ""
@@ -162,3 +162,8 @@ deny contains object.union(lib.finding_at(x.doc, pin.spec_span(x.req), msg), {"t
 	w := pep440.witness_below_pre(x.req.specifier, m.minimum)
 	msg := sprintf("`%s` installs `%s %s`, which admits %s, below the minimum %s; require `%s`", [lib.command_text(x.call.cmd), x.req.name, x.req.specifier, w, m.minimum, pin.wanted(m)])
 }
+
+# versioned are the migrations with a minimum: without one any version of
+# the published package will do (a migration that only stopped building
+# it), and nothing is too low.
+versioned := [m | some m in lib.migrations; object.get(m, "minimum", "") != ""]
