@@ -242,6 +242,8 @@ func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string 
 		p.copyInstruction(cut, ins)
 	case ins.Cmd == "run" && p.mountsRemoved(ins):
 		p.runInstruction(cut, ins)
+	case p.runScript(cut, ins):
+		// Planned as the script it is (dockerfile_script.go).
 	default:
 		p.answer(ins.Pos, "no whole instruction of the source build to remove here; change it by hand")
 	}

@@ -153,6 +153,7 @@ type shPlan struct {
 	// exit status (the reason a refusal gives).
 	statusKept bool
 	unitSites  map[string]int             // the assignments of the unit being weighed, as sites counts them
+	inUnit     bool                       // weighing the body of a unit that holds a finding
 	stepRule   []bool                     // by finding: a source-build step's (clone, build)
 	names      map[string]map[string]bool // by function ("" at the top): the names removed commands set
 	fixed      []bool
@@ -363,7 +364,16 @@ func (p *shPlan) own(pos, end syntax.Pos) bool {
 		rest = rest[:i]
 	}
 	rest = bytes.TrimSpace(rest)
-	return len(rest) == 0 || rest[0] == '#' || string(rest) == ";;"
+	// The list's separator may follow, and a line continuation (a RUN's
+	// `cmd; \`): the line goes with them.
+	switch string(bytes.Join(bytes.Fields(rest), nil)) {
+	case ";;", ";", ";\\":
+		return true
+	case "\\":
+		// `cmd; \` with the separator the statement's own.
+		return e > 0 && p.src[e-1] == ';'
+	}
+	return len(rest) == 0 || rest[0] == '#'
 }
 
 // removable reports whether a simple command, assignment or declaration
@@ -379,8 +389,11 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 		return false
 	}
 	// Nothing it writes (> file) or runs in a substitution may be lost:
-	// only pure commands may run inside $(…).
-	if len(st.Redirs) > 0 || !p.pureSubst(st, 0) {
+	// only pure commands may run inside $(…). A line it appends to a
+	// record (`echo "PGVECTOR=${PGVECTOR}" >> /.image_config`,
+	// timescaledb-docker-ha's, issue 32) records only the source build
+	// when its words do: it goes with it.
+	if !appendsOnly(st.Redirs) || !p.pureSubst(st, 0) {
 		return false
 	}
 	_, decl := st.Cmd.(*syntax.DeclClause)
@@ -591,4 +604,16 @@ func mergeDeletions(es []Edit) []Edit {
 		out = append(out, e)
 	}
 	return out
+}
+
+// appendsOnly reports whether every redirection appends output to a file
+// (>>, &>>): a command that writes so adds lines, and removing it removes
+// only its own.
+func appendsOnly(rs []*syntax.Redirect) bool {
+	for _, r := range rs {
+		if r.Op != syntax.AppOut && r.Op != syntax.AppAll || r.N != nil && r.N.Value != "1" {
+			return false
+		}
+	}
+	return true
 }

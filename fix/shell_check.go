@@ -38,6 +38,10 @@ func (p *shPlan) alwaysZero(st *syntax.Stmt, depth int) bool {
 		switch name := c.Args[0].Lit(); {
 		case name == "echo" || name == "printf" || name == ":" || name == "true":
 			return true
+		case name == "set" && quiet(c) && setOptionsOnly(c.Args[1:]):
+			// `set -ex` (a RUN's first line): shell options, which set
+			// accepts with status 0.
+			return true
 		case p.funcs[name]:
 			body := p.funcBody[name]
 			return len(body) > 0 && p.alwaysZero(body[len(body)-1], depth+1)
@@ -404,4 +408,23 @@ func namesGone(f *syntax.File, src []byte, gone []string) error {
 		return fmt.Errorf("name %s, which only a removed command set (line %d of the fixed script)", first.Name, m[first])
 	}
 	return nil
+}
+
+// setOptionsOnly reports whether set's arguments are literal options
+// (-e, -eux, +x, -o pipefail), which it sets with status 0.
+func setOptionsOnly(args []*syntax.Word) bool {
+	for i, a := range args {
+		l := a.Lit()
+		switch {
+		case l == "-o" || l == "+o":
+			if i+1 >= len(args) || args[i+1].Lit() == "" {
+				return false
+			}
+		case len(l) > 1 && (l[0] == '-' || l[0] == '+') && strings.Trim(l[1:], "abefhkmnptuvxBCEHPT") == "":
+		case i > 0 && (args[i-1].Lit() == "-o" || args[i-1].Lit() == "+o"):
+		default:
+			return false
+		}
+	}
+	return true
 }

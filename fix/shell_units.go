@@ -55,7 +55,7 @@ func namedVars(f *syntax.File, offs []int) map[string]bool {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.ParamExp:
-			if x.Param != nil && hit(x.Param) {
+			if x.Param != nil && hit(x) {
 				out[x.Param.Value] = true
 			}
 		case *syntax.Assign:
@@ -267,7 +267,10 @@ func (p *shPlan) unit(st *syntax.Stmt, why string) bool {
 	}
 	p.unitSites = map[string]int{}
 	countSets(st, p.fn, func(k string) { p.unitSites[k]++ })
-	if p.about(body) || p.opt.Unsafe {
+	p.inUnit = len(p.in(st)) > 0
+	about := p.about(body)
+	p.inUnit = false
+	if about || p.opt.Unsafe {
 		return p.remove(st)
 	}
 	kind := "if"
@@ -318,12 +321,22 @@ func (p *shPlan) stmtAbout(st *syntax.Stmt) bool {
 		switch {
 		case name == "echo" || name == "printf" || name == ":" || name == "true" || name == "return" || name == "continue" || name == "break":
 			return len(st.Redirs) == 0 && p.pureSubst(st, 0)
+		case prepCmds[name] && p.inUnit:
+			// cd into the clone, mkdir, rm of it: in a unit that runs only
+			// with the source build, they prepare its steps (issue 32:
+			// timescaledb-docker-ha's `cd /build/pgvector` between the
+			// clone and make install).
+			return len(st.Redirs) == 0 && p.pureSubst(st, 0)
 		case p.funcs[name]:
 			return len(st.Redirs) == 0 && (p.recordsOnly(name, 0) || p.pureStmts([]*syntax.Stmt{st}, 0))
 		}
 		return p.pureStmts([]*syntax.Stmt{st}, 0)
 	case *syntax.BinaryCmd:
 		return p.stmtAbout(c.X) && p.stmtAbout(c.Y)
+	case *syntax.ForClause:
+		// A loop (over the PostgreSQL versions) whose body is only the
+		// source build's steps.
+		return len(st.Redirs) == 0 && p.pureSubst(st, 0) && len(c.Do) > 0 && p.about(c.Do)
 	case *syntax.IfClause:
 		for b := c; b != nil; b = b.Else {
 			if !p.about(b.Cond) || !p.about(b.Then) {
