@@ -127,7 +127,7 @@ func (e *RuleError) Runtime() bool {
 		return false
 	}
 	var te *topdown.Error
-	return errors.As(e.Err, &te) && te.Code != BoundErr
+	return errors.As(e.Err, &te) && te.Code != BoundErr && te.Code != SandboxErr
 }
 
 // Place is where the error is: the policy file, line and column (the

@@ -242,13 +242,18 @@ func init() {
 		topdown.RegisterBuiltinFunc(name, func(bctx topdown.BuiltinContext, ops []*ast.Term, iter func(*ast.Term) error) error {
 			if len(ops) > arg {
 				if err := checkSchema(ops[arg].Value); err != nil {
-					return topdown.Halt{Err: &topdown.Error{Code: topdown.BuiltinErr, Message: name + ": " + err.Error(), Location: bctx.Location}}
+					return topdown.Halt{Err: &topdown.Error{Code: SandboxErr, Message: name + ": " + err.Error(), Location: bctx.Location}}
 				}
 			}
 			return orig(bctx, ops, iter)
 		})
 	}
 }
+
+// SandboxErr is the code of a builtin call the sandbox refuses while a
+// policy runs (a schema built with "$ref"): the run stops (exit 2), as for
+// a bound, rather than report the rule as failed.
+const SandboxErr = "policy_sandbox_error"
 
 var errSchemaRef = errors.New(`a JSON schema may not hold "$ref": policies cannot load other schemas (write the definition inline)`)
 

@@ -99,6 +99,7 @@ func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan
 		last := doc.Stages[len(doc.Stages)-1]
 		return declineAll(fs, fmt.Sprintf("stage %q is the last one, which a build without --target builds; removing it would change what such a build produces; remove it by hand", last.Name))
 	}
+	p.planCopies()
 	p.sw = p.switches()
 	p.keepSw = p.unsafeSwitches()
 	var removedArgs []string
@@ -163,8 +164,12 @@ type dockerPlan struct {
 	unsafe []bool // by finding: declined as an unsafe fix
 	opt    Options
 	// copiesPlanned: the COPYs from removed stages were planned
-	// together (dockerfile_copy.go).
+	// together (dockerfile_copy.go): copies, what uses their files
+	// (copyUsed), or why they stay (copyWhy).
 	copiesPlanned bool
+	copies        []loader.Instruction
+	copyUsed      []copyUse
+	copyWhy       string
 }
 
 // flagged reports whether a finding of the rule lies on the lines of pos.

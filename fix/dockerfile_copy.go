@@ -23,32 +23,66 @@ type copyUse struct {
 	words []loader.Word // else these install words go
 }
 
-// copyInstruction plans the COPYs from removed stages, all at once at
-// the first (their files may share a directory and one install command):
-// they go with what uses their files, or each stays with the reason.
+// planCopies weighs, before anything is cut, the COPYs from removed
+// stages and what uses their files, all at once (their files may share a
+// directory and one install command). A use that may reach what they
+// copied makes the removal unsafe: without --unsafe-fixes the stages they
+// copy from stay, with the COPYs, their findings declined as unsafe.
+func (p *dockerPlan) planCopies() {
+	p.copies = nil
+	for _, other := range p.allInstructions() {
+		if other.Cmd == "copy" && p.removed[strings.ToLower(copyFrom(other))] && !p.inRemovedStage(other) {
+			p.copies = append(p.copies, other)
+		}
+	}
+	uses, why := p.copyUses(p.copies)
+	p.copyWhy, p.copyUsed = why, uses
+	if !strings.HasPrefix(why, maybePrefix) {
+		return
+	}
+	reason := fmt.Sprintf("unsafe fix: %s, which a COPY from the removed stage may have filled; `buildgate fix --unsafe-fixes` removes the stage and its COPYs", strings.TrimPrefix(why, maybePrefix))
+	for _, c := range p.copies {
+		from := strings.ToLower(copyFrom(c))
+		for _, st := range p.doc.Stages {
+			if strings.ToLower(st.Name) == from {
+				p.markUnsafe(st.Pos, reason)
+			}
+		}
+		delete(p.removed, from)
+		p.markUnsafe(c.Pos, reason)
+	}
+	p.copyWhy = ""
+	p.copies = nil
+}
+
+// markUnsafe declines the findings on the lines of pos as unsafe fixes.
+func (p *dockerPlan) markUnsafe(pos loader.Pos, reason string) {
+	for i, f := range p.fs {
+		if within(f.Pos, pos) && !p.fixed[i] {
+			p.unsafe[i] = true
+			p.reason[i] = reason
+		}
+	}
+}
+
+// copyInstruction applies the plan of the COPYs from removed stages at
+// the first of them.
 func (p *dockerPlan) copyInstruction(cut *lineCut, ins loader.Instruction) {
 	if p.copiesPlanned {
 		return
 	}
 	p.copiesPlanned = true
-	var copies []loader.Instruction
-	for _, other := range p.allInstructions() {
-		if other.Cmd == "copy" && p.removed[strings.ToLower(copyFrom(other))] && !p.inRemovedStage(other) {
-			copies = append(copies, other)
-		}
-	}
-	uses, why := p.copyUses(copies)
-	if why != "" {
-		for _, c := range copies {
-			p.answer(c.Pos, why)
+	if p.copyWhy != "" {
+		for _, c := range p.copies {
+			p.answer(c.Pos, p.copyWhy)
 		}
 		return
 	}
-	for _, c := range copies {
+	for _, c := range p.copies {
 		cut.remove(c.Pos.Line, c.Pos.EndLine)
 		p.answer(c.Pos, "")
 	}
-	for _, u := range uses {
+	for _, u := range p.copyUsed {
 		if u.whole {
 			cut.remove(u.ins.Pos.Line, u.ins.Pos.EndLine)
 			p.answer(u.ins.Pos, "")
@@ -131,6 +165,7 @@ func (p *dockerPlan) copyUses(copies []loader.Instruction) ([]copyUse, string) {
 		dests, files = append(dests, d), append(files, fs...)
 	}
 	var uses []copyUse
+	maybe := ""
 	after := false
 	for _, other := range p.allInstructions() {
 		if len(copies) > 0 && other.Pos == copies[0].Pos {
@@ -147,12 +182,21 @@ func (p *dockerPlan) copyUses(copies []loader.Instruction) ([]copyUse, string) {
 			continue
 		}
 		u, why := p.copyUse(other, dests, files)
+		if strings.HasPrefix(why, maybePrefix) {
+			if maybe == "" {
+				maybe = fmt.Sprintf("line %d %s", other.Pos.Line, strings.TrimPrefix(why, maybePrefix))
+			}
+			continue
+		}
 		if why != "" {
 			return nil, fmt.Sprintf("line %d %s, which a COPY from the removed stage fills; remove them together by hand", other.Pos.Line, why)
 		}
 		if u != nil {
 			uses = append(uses, *u)
 		}
+	}
+	if maybe != "" && !p.opt.Unsafe {
+		return nil, maybePrefix + maybe
 	}
 	return uses, ""
 }
@@ -196,7 +240,7 @@ func mentionsPath(text, dest string) bool {
 // when what it does with the copied files can go with them, else why not.
 func (p *dockerPlan) copyUse(ins loader.Instruction, dests, files []string) (*copyUse, string) {
 	if ins.Cmd != "run" || ins.Shell == nil || len(ins.Heredocs) > 0 {
-		return nil, "uses " + strings.Join(dests, ", ")
+		return nil, pathUse(instructionText(ins), dests, files)
 	}
 	if insideTree(ins, dests, files) {
 		return &copyUse{ins: ins, whole: true}, ""
@@ -218,7 +262,7 @@ func (p *dockerPlan) copyUse(ins loader.Instruction, dests, files []string) (*co
 			case "no":
 				continue
 			case "maybe":
-				return nil, fmt.Sprintf("uses %s, which may be among what it copied", w.Text)
+				return nil, maybePrefix + "uses " + w.Text
 			}
 			if c.Pip == nil || c.Pip.Op != "install" || reqs[w.Text] != 1 {
 				return nil, "uses " + w.Text
@@ -238,6 +282,30 @@ func (p *dockerPlan) copyUse(ins loader.Instruction, dests, files []string) (*co
 		return nil, ""
 	}
 	return &copyUse{ins: ins, words: words}, ""
+}
+
+// maybePrefix marks a use that may reach the copied files and may not
+// (a path below a directory whose contents a COPY put there among
+// others'): removing the COPY is then an unsafe fix, not a refused one.
+const maybePrefix = "\x00maybe:"
+
+// pathUse says how an instruction other than a RUN's script uses the
+// dests ("" when it names only other files there): its paths below them
+// as copied classifies them.
+func pathUse(text string, dests, files []string) string {
+	maybe := ""
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return strings.ContainsRune(" \t\n\"'=:,[]", r) }) {
+		if !mentionsAny(f, dests) {
+			continue
+		}
+		switch copied(f, dests, files) {
+		case "yes":
+			return "uses " + f
+		case "maybe":
+			maybe = maybePrefix + "uses " + f
+		}
+	}
+	return maybe
 }
 
 // copied says whether a word names what the COPY put in place: "yes"

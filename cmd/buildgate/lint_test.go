@@ -300,7 +300,11 @@ func TestLintConfig(t *testing.T) {
 		{"unknown rule", "rules:\n  BG999: off\n", 2, "", ".buildgate.yaml:2: rules: \"BG999\" is not a rule id or name"},
 		{"bad severity", "rules:\n  BG101: fatal\n", 2, "", ".buildgate.yaml:2: rule BG101: \"fatal\""},
 		{"yaml syntax", "rules: [\n", 2, "", ".buildgate.yaml:"},
-		{"missing minimum", "migrations:\n  - package: x\n", 2, "", ".buildgate.yaml:2: migration x needs a minimum version"},
+		{"missing package", "migrations:\n  - minimum: \"1.0\"\n", 2, "", ".buildgate.yaml:2: a migration needs a package"},
+		// Issue 32: a migration that only stopped building the package
+		// needs no minimum (any published version will do).
+		{"no minimum", "migrations:\n  - package: x\n", 0, "0 findings", ""},
+		{"bad allow entry", "allow: [\"a b\"]\n", 2, "", "allow entry \"a b\" is neither"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -120,7 +120,7 @@ func underRoot(root string, args []string) []string {
 		if _, err := os.Lstat(a); err == nil && belowRoot(root, a) {
 			continue
 		}
-		out[i] = joined // reported as missing under the root
+		// Neither: reported as missing, as the user wrote it.
 	}
 	return out
 }

@@ -11,10 +11,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/buildgate/buildgate/finding"
 	"github.com/buildgate/buildgate/lint"
-	"github.com/buildgate/buildgate/lint/process"
 )
 
 // stdinName is the path a file read from standard input has in reports
@@ -43,7 +43,7 @@ func stdinRoot(in io.Reader, name string, max int64) (root, rel string, cleanup 
 	rel = stdinName
 	if name != "" {
 		rel = filepath.ToSlash(name)
-		if !process.CleanPath(rel) || rel == "" || path.Base(rel) == ".." {
+		if path.IsAbs(rel) || path.Clean(rel) != rel || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || strings.ContainsAny(rel, "\\\x00") {
 			return "", "", nil, usageErr("--stdin-filename %q: want a clean relative path inside the repository (docker/Dockerfile-base)", name)
 		}
 	}

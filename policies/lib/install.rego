@@ -73,6 +73,14 @@ docs_naming(m) := [d |
 # pair does not hold).
 pins(m) if count(object.get(m, "requirements", [])) > 0
 
+# checks_installs reports whether the install commands of the package
+# itself are checked against the minimum (BG202, BG203): with pins, and
+# with a minimum even when no requirements file holds the pin (issue 32:
+# refact pins `vllm==0.8.4` in a RUN only, `requirements: []`).
+checks_installs(m) if pins(m)
+
+checks_installs(m) if object.get(m, "minimum", "") != ""
+
 # docs_installing are the documents that may run pip or uv, in the
 # migration's scope: the package may come through a requirements file, so
 # the file need not name it.
@@ -104,7 +112,7 @@ own_platform(m, path) if not sourcebuild.other_platform(m, path)
 # package_installs are the requirements of RUN-level installs that name
 # the package: {doc, call, req}.
 package_installs(m) := [x |
-	pins(m)
+	checks_installs(m)
 	some d in docs_naming(m)
 	some e in named(d)
 	e.call.pip.op in installing

@@ -15,10 +15,11 @@
 package buildgate.rules.source_build_step
 
 import data.buildgate.lib
+import data.buildgate.lib.pin
 import data.buildgate.lib.sourcebuild as sb
 
 # A command that fetches the source.
-deny contains lib.finding(s.doc, c, msg) if {
+deny contains object.union(lib.finding(s.doc, c, msg), published_fix(m, c)) if {
 	some m in lib.migrations
 	some s in sb.scripts(m)
 	some c in s.script.commands
@@ -26,6 +27,28 @@ deny contains lib.finding(s.doc, c, msg) if {
 	what := sb.fetch(m, s.doc.path, c)
 	msg := sprintf("`%s` %s the source of %s; %s", [lib.command_text(c), what, m.package, lib.remedy(m)])
 }
+
+# published_fix turns a pip or uv install of the package's source (a VCS
+# or archive URL of its repository: refact's `pip install
+# git+https://github.com/smallcloudai/vllm@refact_v0.7.3`, issue 32) into
+# an install of the published package, the word replaced where it stands;
+# {} for any other fetch.
+published_fix(m, c) := {"fix": {
+	"description": sprintf("install the published %s instead of its source", [pin.wanted(m)]),
+	"replacement": sprintf("\"%s\"", [replace(pin.wanted(m), " ", "")]),
+	"pos": c.fetch.url.pos,
+}} if {
+	c.fetch.kind == "install"
+	is_object(c.pip)
+	c.pip.op == "install"
+	some r in c.pip.requirements
+	r.pos == c.fetch.url.pos
+	unnamed_or_package(m, r)
+} else := {}
+
+unnamed_or_package(_, r) if r.name == ""
+
+unnamed_or_package(m, r) if pin.names(m, r)
 
 # A build command run inside the clone, or on it (make -C, cmake -S,
 # pip install PATH): the build model's directories follow cd, pushd,
