@@ -61,7 +61,7 @@ func SourceBuildRule(name string) bool {
 // removed stage or ARG, or nothing in the file is changed.
 func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan {
 	doc, ok := loader.Parse(loader.KindDockerfile, path, src).(*loader.DockerfileDocument)
-	if !ok || len(doc.Errors) > 0 {
+	if !ok || unreadable(doc) {
 		return declineAll(fs, "the file does not parse as buildkit reads it; fix it by hand")
 	}
 	cut := newLineCut(src, func(l []byte) bool { return l[0] == '#' })
@@ -132,7 +132,10 @@ func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan
 	}
 	fixed, err := Apply(src, plan.Edits)
 	if err == nil {
-		err = checkDockerfile(path, fixed, p.removed, removedArgs)
+		err = untouchedErrors(src, doc.Errors, plan.Edits)
+	}
+	if err == nil {
+		err = checkDockerfile(path, fixed, p.removed, removedArgs, doc.Errors)
 	}
 	if err != nil {
 		return declineAll(fs, fmt.Sprintf("the fixed file would %v; fix it by hand", oldLines(err, src, plan.Edits)))

@@ -18,13 +18,20 @@ var varRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
 // looks for what the removal left dangling: a stage built FROM, copied
 // or mounted from a removed stage, a removed ARG still expanded where no
 // ARG declares it.
-func checkDockerfile(path string, src []byte, removed map[string]bool, args []string) error {
+func checkDockerfile(path string, src []byte, removed map[string]bool, args []string, had []loader.Error) error {
 	doc, ok := loader.Parse(loader.KindDockerfile, path, src).(*loader.DockerfileDocument)
 	if !ok {
 		return fmt.Errorf("not be a Dockerfile")
 	}
-	if len(doc.Errors) > 0 {
-		return fmt.Errorf("not parse (line %d: %s)", doc.Errors[0].Pos.Line, doc.Errors[0].Message)
+	before := map[string]int{}
+	for _, e := range had {
+		before[e.Message]++
+	}
+	for _, e := range doc.Errors {
+		if before[e.Message] == 0 {
+			return fmt.Errorf("not parse (line %d: %s)", e.Pos.Line, e.Message)
+		}
+		before[e.Message]--
 	}
 	declared := map[string]bool{}
 	for _, a := range doc.GlobalArgs {
@@ -158,4 +165,46 @@ func globalDeclared(doc *loader.DockerfileDocument, name string) bool {
 		}
 	}
 	return false
+}
+
+// unreadable reports whether a Dockerfile's errors leave its structure
+// unknown: an error that is not one of a RUN's own (a requirement pip
+// refuses, a script's syntax) is buildkit's, which the planner cannot
+// plan around. A file with only a RUN's errors is fixed around them
+// (untouchedErrors).
+func unreadable(doc *loader.DockerfileDocument) bool {
+	var runs []loader.Pos
+	all := append([]loader.Instruction(nil), doc.Preamble...)
+	for _, st := range doc.Stages {
+		all = append(all, st.Instructions...)
+	}
+	for _, ins := range all {
+		if ins.Cmd == "run" {
+			runs = append(runs, ins.Pos)
+		}
+	}
+	for _, e := range doc.Errors {
+		inRun := false
+		for _, r := range runs {
+			inRun = inRun || e.Syntax && e.Pos.Line >= r.Line && max(e.Pos.EndLine, e.Pos.Line) <= r.EndLine
+		}
+		if !inRun {
+			return true
+		}
+	}
+	return false
+}
+
+// untouchedErrors refuses edits that touch a line holding an error of the
+// file: what cannot be read is not changed.
+func untouchedErrors(src []byte, errs []loader.Error, edits []Edit) error {
+	for _, e := range errs {
+		for _, ed := range edits {
+			l0, l1 := lineOf(src, ed.Start), lineOf(src, max(ed.End-1, ed.Start))
+			if e.Pos.Line <= l1 && max(e.Pos.EndLine, e.Pos.Line) >= l0 {
+				return fmt.Errorf("change line %d, which holds what cannot be read (%s)", e.Pos.Line, e.Message)
+			}
+		}
+	}
+	return nil
 }

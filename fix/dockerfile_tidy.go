@@ -135,8 +135,15 @@ func (p *dockerPlan) cutArgs(cut *lineCut, goes func(all []loader.Instruction, i
 // expanded reports whether an instruction other than decl expands the
 // ARG name: one that stays, or (removed) one the plan cuts.
 func (p *dockerPlan) expanded(all []loader.Instruction, cut *lineCut, decl loader.Instruction, name string, removed bool) bool {
+	// An ARG in a stage is that stage's (buildkit scopes it): only its
+	// stage's instructions read it. A heredoc's body is read too.
+	for _, st := range p.doc.Stages {
+		if decl.Pos.Line >= st.Pos.Line && decl.Pos.Line <= st.Pos.EndLine {
+			all = st.Instructions
+		}
+	}
 	for _, o := range all {
-		if o.Pos.Line != decl.Pos.Line && cut.cut[o.Pos.Line] == removed && expands(o.Original, name) {
+		if o.Pos.Line != decl.Pos.Line && cut.cut[o.Pos.Line] == removed && expands(instructionText(o), name) {
 			return true
 		}
 	}

@@ -26,7 +26,43 @@ deny contains lib.finding(d, u.el, msg) if {
 	some u in sb.arg_uses(m, d.path)
 	u.name in m.build_args
 	not lib.cache_arg(u.name)
+	not other_stage(m, d, u)
 	msg := sprintf("`%s` is a build argument of the %s source build; remove it and %s", [u.name, m.package, lib.remedy(m)])
+}
+
+# other_stage reports whether a use is in a Dockerfile stage that is not
+# the source build's, in a file that has source-build stages: an ARG is
+# the stage's own (buildkit scopes it to the stage that declares it), so
+# a generic name (OpenLLM's COMMIT_HASH, declared by each builder stage
+# for its own clone; issue 32) in another builder stage is that stage's.
+# A stage that fetches the package's repository itself is the source
+# build's wherever it is.
+other_stage(m, d, u) if {
+	d.kind == "dockerfile"
+	some st in d.stages
+	lib.within(u.el.pos, st.pos)
+	not lower(st.name) in sb.stages(m, d.path)
+	not fetches_in_stage(m, st)
+	other_builder(m, d, st)
+}
+
+# other_builder: the file has source-build stages (the stage is another
+# one), or the stage fetches another repository (another build's stage
+# with its own COMMIT_HASH).
+other_builder(m, d, _) if count(sb.stages(m, d.path)) > 0
+
+other_builder(m, _, st) if {
+	some ins in st.instructions
+	is_object(ins.shell)
+	some c in ins.shell.commands
+	is_string(c.fetch.repository)
+	not c.fetch.repository in sb.repo_ids(m)
+}
+
+fetches_in_stage(m, st) if {
+	some ins in st.instructions
+	ins.cmd in {"run", "add"}
+	lib.mentions_repository(m, concat("\n", array.concat([ins.original], [h.body | some h in object.get(ins, "heredocs", [])])))
 }
 
 # A switch that turns the source build on: set to a true value.
