@@ -137,6 +137,14 @@ func makeRecipes(text []byte, values map[string]string) []recipeLine {
 			continue
 		}
 		trimmed := strings.TrimSpace(line)
+		if makeDefine.MatchString(line) {
+			// A multi-line variable's value (`define PRINT_HELP_PYSCRIPT`
+			// … `endef`, podman's Makefile holds a Python script there):
+			// GNU make runs none of it as a recipe; defines nest.
+			i = defineEnd(text, ls, i)
+			inRule = false
+			continue
+		}
 		switch {
 		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
 			continue
@@ -337,4 +345,28 @@ func justString(v string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// makeDefine is the first line of a multi-line variable (GNU make's
+// `define NAME [=|:=|::=|+=|?=|!=]`, with `override` or `export`).
+var makeDefine = regexp.MustCompile(`^((override|export|private)\s+)*define(\s|$)`)
+
+// defineEnd is the index of the line that ends the define opened at line
+// i (its `endef`, defines nested inside counted), the last line when none
+// does.
+func defineEnd(text []byte, ls [][2]int, i int) int {
+	depth := 0
+	for j := i; j < len(ls); j++ {
+		l := strings.TrimSpace(string(text[ls[j][0]:ls[j][1]]))
+		switch {
+		case makeDefine.MatchString(l):
+			depth++
+		case l == "endef" || strings.HasPrefix(l, "endef ") || strings.HasPrefix(l, "endef\t") || strings.HasPrefix(l, "endef#"):
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return len(ls) - 1
 }

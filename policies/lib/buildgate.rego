@@ -315,7 +315,10 @@ remedy(m) := sprintf("install the published wheel pinned in %s instead", [concat
 	count(object.get(m, "requirements", [])) > 0
 }
 
-remedy(m) := sprintf("install the published %s wheel instead", [m.package]) if {
+# Without a requirements file the pin may be anywhere (a RUN's pip
+# install, a distro's package list: podman's containernetworking-plugins
+# from dnf), so the remedy names the package, not a wheel.
+remedy(m) := sprintf("install the published package %s instead", [m.package]) if {
 	count(object.get(m, "requirements", [])) == 0
 }
 

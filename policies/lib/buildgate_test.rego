@@ -63,7 +63,7 @@ test_positions if {
 
 test_remedy if {
 	lib.remedy(fx.migration) == "install the published wheel pinned in requirements/rocm.txt instead"
-	lib.remedy(object.union(fx.migration, {"requirements": []})) == "install the published mooncake-transfer-engine-rocm wheel instead"
+	lib.remedy(object.union(fx.migration, {"requirements": []})) == "install the published package mooncake-transfer-engine-rocm instead"
 }
 
 test_finding_text if {

@@ -1101,6 +1101,19 @@ build_step(c) := "builds a wheel" if {
 	c.words[1].value == "build"
 }
 
+# A copy out of the clone (podman's `cp bin/* /usr/libexec/cni` after
+# ./build_linux.sh; issue 32): the install of what the build made.
+build_step(c) := "installs what the build made" if {
+	c.name in {"cp", "install"}
+	count(c.words) > 2
+	some w in array.slice(c.words, 1, count(c.words) - 1)
+	is_string(w.value)
+	not startswith(w.value, "-")
+	not startswith(w.value, "/")
+	not startswith(w.text, "$")
+	startswith(c.words[count(c.words) - 1].value, "/")
+}
+
 build_step(c) := "checks out" if {
 	c.name == "git"
 	git_subcommand(c) in {"checkout", "submodule", "pull", "fetch", "switch", "reset"}
