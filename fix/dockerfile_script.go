@@ -44,7 +44,9 @@ func (p *dockerPlan) runScript(cut *lineCut, ins loader.Instruction) bool {
 		return false
 	}
 	script := blankOutside(p.src, start, end)
-	plan := Shell("RUN", script, fs, p.opt)
+	opt := p.opt
+	opt.endsShell = true
+	plan := Shell("RUN", script, fs, opt)
 	if len(plan.Edits) == 0 {
 		return false
 	}

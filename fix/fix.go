@@ -261,6 +261,9 @@ type Options struct {
 	// line): a file's removal is planned as its kind's, whatever its
 	// name says (issue 32). A path not in it is known by its name.
 	Kinds map[string]loader.Kind
+	// endsShell: the script planned is a RUN's, whose shell ends with its
+	// last statement (dockerfile_script.go).
+	endsShell bool
 }
 
 // KindOf is the kind of a file to fix: the run's, else its name's.

@@ -60,6 +60,9 @@ func Shell(path string, src []byte, fs []finding.Finding, opt Options) Plan {
 		p = &shPlan{src: src, offs: offs, funcs: funcs, funcBody: bodies, vars: vars, set: map[string]bool{}, setN: map[string]int{}, names: map[string]map[string]bool{}, fixed: make([]bool, len(fs)),
 			named: named, opt: opt, sites: sites, stepRule: steps, unsafe: map[int]string{}, loopVar: map[string]bool{},
 			cut: newLineCut(src, func(l []byte) bool { return l[0] == '#' })}
+		if len(f.Stmts) > 0 {
+			p.lastTop = f.Stmts[len(f.Stmts)-1]
+		}
 		p.stmts(f.Stmts)
 		next := map[string]bool{}
 		for k, n := range p.setN {
@@ -153,6 +156,7 @@ type shPlan struct {
 	statusKept bool
 	unitSites  map[string]int             // the assignments of the unit being weighed, as sites counts them
 	inUnit     bool                       // weighing the body of a unit that holds a finding
+	lastTop    *syntax.Stmt               // the script's last top-level statement
 	stepRule   []bool                     // by finding: a source-build step's (clone, build)
 	names      map[string]map[string]bool // by function ("" at the top): the names removed commands set
 	fixed      []bool

@@ -192,13 +192,23 @@ func (p *shPlan) buildChain(st *syntax.Stmt, subshell bool) bool {
 				return true
 			}
 			name := x.Args[0].Lit()
-			if !subshell && stateCmds[name] {
+			// The chain that ends a RUN's script (podman's `set -x && export
+			// GOPATH=… && git clone … && rm -rf "$GOPATH"`): the shell ends
+			// with it, so what it changes in the shell is seen by nothing.
+			last := p.opt.endsShell && st == p.lastTop
+			if !subshell && !last && stateCmds[name] {
 				ok = false
 			}
-			if len(p.in(x)) == 0 && !prepCmds[name] && !p.readsSource(&syntax.Stmt{Cmd: x}) {
+			if len(p.in(x)) == 0 && !prepCmds[name] && !(last && (name == "set" || name == "export")) && !p.readsSource(&syntax.Stmt{Cmd: x}) {
 				ok = false
 			}
-		case *syntax.DeclClause, *syntax.IfClause, *syntax.ForClause, *syntax.WhileClause, *syntax.CaseClause, *syntax.FuncDecl, *syntax.TestClause:
+		case *syntax.DeclClause:
+			// export X=… ending a RUN (above), its values' substitutions
+			// (mktemp -d) with it; anywhere else a declaration is the
+			// script's.
+			ok = ok && p.opt.endsShell && st == p.lastTop
+			return false
+		case *syntax.IfClause, *syntax.ForClause, *syntax.WhileClause, *syntax.CaseClause, *syntax.FuncDecl, *syntax.TestClause:
 			// A test decides whether the rest runs: that is an if, which
 			// the unit rules weigh (true when the variable is empty?).
 			ok = false
