@@ -68,7 +68,7 @@ func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan
 	for _, d := range doc.Directives {
 		cut.keep[d.Pos.Line] = true
 	}
-	p := dockerPlan{src: src, doc: doc, fs: fs, fixed: make([]bool, len(fs)), reason: make([]string, len(fs)), unsafe: make([]bool, len(fs)), removed: map[string]bool{}, offs: make([]int, len(fs)), opt: opt}
+	p := dockerPlan{src: src, doc: doc, fs: fs, fixed: make([]bool, len(fs)), reason: make([]string, len(fs)), unsafe: make([]bool, len(fs)), removed: map[string]bool{}, offs: make([]int, len(fs)), opt: opt, keptStage: map[string]bool{}}
 	for i, fd := range fs {
 		if o, _, err := Offsets(src, fd.Pos); err == nil {
 			p.offs[i] = o
@@ -107,6 +107,9 @@ func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan
 		if p.removed[strings.ToLower(st.Name)] {
 			cut.remove(st.Pos.Line, st.Pos.EndLine)
 			p.answer(st.Pos, "")
+			continue
+		}
+		if st.Name != "" && p.keptStage[strings.ToLower(st.Name)] {
 			continue
 		}
 		for _, ins := range st.Instructions[1:] {
@@ -170,9 +173,12 @@ type dockerPlan struct {
 	// together (dockerfile_copy.go): copies, what uses their files
 	// (copyUsed), or why they stay (copyWhy).
 	copiesPlanned bool
-	copies        []loader.Instruction
-	copyUsed      []copyUse
-	copyWhy       string
+	// keptStage are the source-build stages kept whole, their removal an
+	// unsafe fix (planCopies): nothing in them is planned.
+	keptStage map[string]bool
+	copies    []loader.Instruction
+	copyUsed  []copyUse
+	copyWhy   string
 }
 
 // flagged reports whether a finding of the rule lies on the lines of pos.

@@ -21,6 +21,7 @@ type copyUse struct {
 	ins   loader.Instruction
 	whole bool          // the whole instruction goes
 	words []loader.Word // else these install words go
+	maybe string        // what makes its removal unsafe ("" when none)
 }
 
 // planCopies weighs, before anything is cut, the COPYs from removed
@@ -49,6 +50,7 @@ func (p *dockerPlan) planCopies() {
 			}
 		}
 		delete(p.removed, from)
+		p.keptStage[from] = true
 		p.markUnsafe(c.Pos, reason)
 	}
 	p.copyWhy = ""
@@ -193,6 +195,9 @@ func (p *dockerPlan) copyUses(copies []loader.Instruction) ([]copyUse, string) {
 		}
 		if u != nil {
 			uses = append(uses, *u)
+			if u.maybe != "" && maybe == "" {
+				maybe = fmt.Sprintf("line %d %s", other.Pos.Line, u.maybe)
+			}
 		}
 	}
 	if maybe != "" && !p.opt.Unsafe {
@@ -246,6 +251,7 @@ func (p *dockerPlan) copyUse(ins loader.Instruction, dests, files []string) (*co
 		return &copyUse{ins: ins, whole: true}, ""
 	}
 	var words []loader.Word
+	maybe := ""
 	for _, c := range ins.Shell.Commands {
 		reqs := map[string]int{}
 		if c.Pip != nil {
@@ -258,22 +264,30 @@ func (p *dockerPlan) copyUse(ins loader.Instruction, dests, files []string) (*co
 			if !mentionsAny(w.Text, dests) {
 				continue
 			}
-			switch copied(w.Text, dests, files) {
-			case "no":
+			kind := copied(w.Text, dests, files)
+			if kind == "no" {
 				continue
-			case "maybe":
-				return nil, maybePrefix + "uses " + w.Text
 			}
 			if c.Pip == nil || c.Pip.Op != "install" || reqs[w.Text] != 1 {
+				if kind == "maybe" {
+					return nil, maybePrefix + "uses " + w.Text
+				}
 				return nil, "uses " + w.Text
+			}
+			if kind == "maybe" && maybe == "" {
+				// A wheel glob under a directory the COPY filled with a
+				// directory's contents: what it installs is likely, not
+				// surely, what the stage built.
+				maybe = "installs " + w.Text
 			}
 			words = append(words, w)
 			mine++
 		}
-		if mine > 0 && mine == len(c.Pip.Requirements)+len(c.Pip.Files) {
-			// The command installs only what the stage built.
+		if mine > 0 && mine == len(c.Pip.Requirements)+len(c.Pip.Files) && !p.ownFixIn(ins.Pos) {
+			// The command installs only what the stage built (and no
+			// finding's own fix puts the published pin there).
 			if len(ins.Shell.Commands) == 1 {
-				return &copyUse{ins: ins, whole: true}, ""
+				return &copyUse{ins: ins, whole: true, maybe: maybe}, ""
 			}
 			return nil, "installs only the copied files among other commands"
 		}
@@ -281,7 +295,23 @@ func (p *dockerPlan) copyUse(ins loader.Instruction, dests, files []string) (*co
 	if len(words) == 0 {
 		return nil, ""
 	}
-	return &copyUse{ins: ins, words: words}, ""
+	return &copyUse{ins: ins, words: words, maybe: maybe}, ""
+}
+
+// ownFixIn reports whether a finding's own fix edits the lines of pos
+// (BG201 adding the published pin to the install command whose wheels
+// go): the command then stays, with the pin for its words.
+func (p *dockerPlan) ownFixIn(pos loader.Pos) bool {
+	s, e, err := Offsets(p.src, pos)
+	if err != nil {
+		return false
+	}
+	for _, o := range p.opt.OwnEdits {
+		if o.Start >= s && o.Start <= e {
+			return true
+		}
+	}
+	return false
 }
 
 // maybePrefix marks a use that may reach the copied files and may not

@@ -261,6 +261,10 @@ type Options struct {
 	// line): a file's removal is planned as its kind's, whatever its
 	// name says (issue 32). A path not in it is known by its name.
 	Kinds map[string]loader.Kind
+	// OwnEdits are the file's findings' own edits (a pin BG201 adds to an
+	// install command): a removal leaves the command they edit standing,
+	// taking only its other words.
+	OwnEdits []Edit
 	// endsShell: the script planned is a RUN's, whose shell ends with its
 	// last statement (dockerfile_script.go).
 	endsShell bool

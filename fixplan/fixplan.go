@@ -315,6 +315,7 @@ func fileEdits(ff *File, opt fix.Options) ([]fix.Edit, string) {
 		ff.Plan.Declined = append(ff.Plan.Declined, unsafe...)
 		return edits, ""
 	}
+	opt.OwnEdits = edits
 	plan, ok := planRemoval(ff.Path, ff.Old, removals, opt)
 	if !ok {
 		for _, fd := range removals {
@@ -327,7 +328,9 @@ func fileEdits(ff *File, opt fix.Options) ([]fix.Edit, string) {
 	// source build's switch): applying both would lose the pin, and the
 	// image would install no wheel at all, with nothing left to say so.
 	for i, e := range edits {
-		if r, ok := fix.Covering(plan.Edits, e.Start); ok && e.Start > r.Start && e.End <= r.End {
+		// An insertion where a deletion ends (the pin after the removed
+		// wheel's word) is beside it, not inside.
+		if r, ok := fix.Covering(plan.Edits, e.Start); ok && e.Start > r.Start && e.End <= r.End && !(e.Start == e.End && e.Start == r.End) {
 			return nil, fmt.Sprintf("the fix of %s %s is inside what the source build's removal takes out (line %d); the image would install nothing; fix the file by hand", owners[i].Rule, where(owners[i]), fix.PosOf(ff.Old, r.Start, r.End).Line)
 		}
 	}

@@ -121,7 +121,7 @@ func lintOnce(ctx context.Context, f lintFlags, args []string, stderr io.Writer,
 		if errors.As(err, &ee) {
 			return "", nil, nil, err
 		}
-		return "", nil, nil, &exitError{code: exitUsage, msg: err.Error()}
+		return "", nil, nil, &exitError{code: exitUsage, msg: run.userArgs(err).Error()}
 	}
 	return run.root, out, want, nil
 }

@@ -162,7 +162,7 @@ func runLint(ctx context.Context, stdout, stderr io.Writer, f lintFlags, args []
 			return err
 		}
 		if errors.As(err, &pe) || errors.As(err, &ce) {
-			return usageErr("%v", err)
+			return usageErr("%v", run.userArgs(err))
 		}
 		return &exitError{code: exitUsage, msg: err.Error()}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,6 +25,20 @@ type prepared struct {
 	// "" otherwise; cleanup removes its temporary root.
 	stdin   string
 	cleanup func()
+	// shown are the PATHs as the user wrote them, by the path the run
+	// was given (underRoot): errors name what the user wrote.
+	shown map[string]string
+}
+
+// userArgs makes a path error name the PATH as the user wrote it.
+func (p *prepared) userArgs(err error) error {
+	var pe *lint.PathError
+	if errors.As(err, &pe) {
+		if orig, ok := p.shown[pe.Arg]; ok {
+			pe.Arg = orig
+		}
+	}
+	return err
 }
 
 // prepare turns the flags into a run. stderr hears the notes about the
@@ -67,8 +82,9 @@ func prepare(ctx context.Context, f lintFlags, args []string, stderr io.Writer, 
 	if fromStdin {
 		return prepareStdin(f, cfg, ready, dog)
 	}
+	var shown map[string]string
 	if f.root != "" {
-		args = underRoot(root, args)
+		args, shown = underRoot(root, args)
 	}
 	if len(args) == 0 && !f.noDefault {
 		// Without paths the whole repository is linted: the root when it
@@ -78,7 +94,7 @@ func prepare(ctx context.Context, f lintFlags, args []string, stderr io.Writer, 
 			args = []string{root}
 		}
 	}
-	p := &prepared{root: root, cfg: cfg, opts: lint.Options{
+	p := &prepared{root: root, cfg: cfg, shown: shown, opts: lint.Options{
 		Root: root, Paths: args, Config: cfg, PoliciesReady: ready, MaxFileSize: f.maxSize, Timeout: f.timeout, SkipUnknown: f.skipUnknown,
 		Suppress: lint.SuppressOptions{Inline: !f.noInline, Today: time.Now(), Whole: coversRoot(root, args)},
 	}}
@@ -104,25 +120,25 @@ func prepare(ctx context.Context, f lintFlags, args []string, stderr io.Writer, 
 // 32: `buildgate lint --root repo docker/Dockerfile-base`). A path that
 // is not there but is below the root from the working directory (an
 // older habit: `--root repo repo/docker/Dockerfile`) is taken as written;
-// "-" (standard input) and absolute paths are left alone.
-func underRoot(root string, args []string) []string {
+// "-" (standard input) and absolute paths are left alone. shown maps each
+// path given to the run back to what the user wrote.
+func underRoot(root string, args []string) ([]string, map[string]string) {
 	out := make([]string, len(args))
+	shown := map[string]string{}
 	for i, a := range args {
 		out[i] = a
 		if a == "-" || filepath.IsAbs(a) {
 			continue
 		}
-		joined := filepath.Join(root, a)
-		if _, err := os.Lstat(joined); err == nil {
-			out[i] = joined
-			continue
-		}
 		if _, err := os.Lstat(a); err == nil && belowRoot(root, a) {
-			continue
+			if _, err := os.Lstat(filepath.Join(root, a)); err != nil {
+				continue
+			}
 		}
-		// Neither: reported as missing, as the user wrote it.
+		out[i] = filepath.Join(root, a)
+		shown[out[i]] = a
 	}
-	return out
+	return out, shown
 }
 
 // belowRoot reports whether a path is the root or below it.
