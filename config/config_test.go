@@ -106,3 +106,28 @@ func TestKinds(t *testing.T) {
 		}
 	}
 }
+
+// Issue 32: allow lists (a migration's, and the top level's added to
+// every migration, the default's included), a migration without a
+// minimum.
+func TestAllowAndOptionalMinimum(t *testing.T) {
+	c, err := Parse("c.yaml", []byte("migrations:\n  - package: triton\n    allow: [TRITON_CACHE_DIR]\n  - package: x\n    minimum: \"1\"\nallow: [\"third_party/**\", rocm-triton-kernels]\n"), Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Migrations[0].Allow; len(got) != 3 || got[0] != "TRITON_CACHE_DIR" || got[1] != "third_party/**" {
+		t.Errorf("triton's allow: %v", got)
+	}
+	if got := c.Migrations[1].Allow; len(got) != 2 || c.Migrations[0].Minimum != "" {
+		t.Errorf("x: %+v", c.Migrations[1])
+	}
+	d, err := Parse("c.yaml", []byte("allow: [MOONCAKE_CACHE_DIR]\n"), Default())
+	if err != nil || len(d.Migrations) != 1 || len(d.Migrations[0].Allow) != 1 || len(Default().Migrations[0].Allow) != 0 {
+		t.Errorf("top-level allow on the default: %+v %v (the default must stay as it is)", d, err)
+	}
+	for _, bad := range []string{"allow: [\"a b\"]\n", "allow: [\"[\"]\n", "migrations:\n  - package: x\n    allow: [\"$X\"]\n"} {
+		if _, err := Parse("c.yaml", []byte(bad), Default()); err == nil || !strings.Contains(err.Error(), "c.yaml:") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -92,3 +92,42 @@ test_source_build_name if check_source_build_name with input as fx.input_of([])
 test_compound_needs_more_than_the_token if check_compound_needs_more_than_the_token with input as fx.input_of([])
 
 test_source_arg if check_source_arg with input as fx.input_of([])
+
+# Issue 32: a stage or target named after the package itself with a
+# prefix or suffix is the source build's, whatever names: says; the bare
+# package name and a wheel's file name are the published package's.
+fa := {"package": "flash-attn", "names": [], "variants": []}
+
+test_package_named_stages if check_package_named_stages with input as {"config": {"migrations": [fa, fx.migration]}}
+
+check_package_named_stages if {
+	lib.source_build_name(fa, "flash-attn-builder")
+	lib.source_build_name(fa, "build_flash_attn")
+	lib.source_build_name(fa, "flashattn-wheel")
+	lib.source_build_name(fa, "build_fa")
+	lib.source_build_name(fa, "FA-Builder")
+	not lib.source_build_name(fa, "flash-attn")
+	not lib.source_build_name(fa, "flash_attn-2.0.8-cp310-cp310-linux_x86_64.whl")
+	not lib.source_build_name(fa, "fa")
+	not lib.source_build_name(fa, "flash-builder")
+	not lib.source_build_name(fa, "fast-builder")
+	lib.source_build_name(fx.migration, "mooncake-transfer-engine-rocm-builder")
+	not lib.source_build_name(fx.migration, "mooncake-transfer-engine-rocm")
+}
+
+# Issue 32: the allow list: names and variables never the source build's,
+# path globs its rules leave alone.
+allowing := object.union(fx.migration, {"allow": ["mooncake_kernels", "MOONCAKE_CACHE_DIR", "third_party/**"]})
+
+test_allow_list if check_allow_list with input as {"config": {"migrations": [allowing]}}
+
+check_allow_list if {
+	m := allowing
+	not lib.source_build_name(m, "mooncake_kernels")
+	not lib.source_build_name(m, "Mooncake_Kernels")
+	lib.source_build_name(m, "mooncake_source")
+	not lib.source_arg(m, "MOONCAKE_CACHE_DIR")
+	lib.source_arg(m, "MOONCAKE_CACHE_KEY")
+	not lib.in_scope(m, "third_party/mc/Dockerfile")
+	lib.in_scope(m, "docker/Dockerfile")
+}

@@ -43,7 +43,19 @@ other_stage(m, d, u) if {
 	lib.within(u.el.pos, st.pos)
 	not lower(st.name) in sb.stages(m, d.path)
 	not fetches_in_stage(m, st)
+	not fetches_source(m, d, st)
 	other_builder(m, d, st)
+}
+
+# fetches_source: a command of the stage fetches the package's source as
+# the build model and the file's variables say (git clone ${MOONCAKE_REPO}
+# with the ARG's default naming it: ATOM's and sglang's single stage).
+fetches_source(m, d, st) if {
+	some ins in st.instructions
+	is_object(ins.shell)
+	some c in ins.shell.commands
+	sb.may_fetch(c)
+	sb.fetch(m, d.path, c)
 }
 
 # other_builder: the file has source-build stages (the stage is another

@@ -147,3 +147,33 @@ test_quoted_build_arg_with_an_expansion if {
 		[2, "`MOONCAKE_REPO` is a build argument of the mooncake-transfer-engine-rocm source build; remove it and install the published wheel pinned in requirements/rocm.txt instead"],
 	}
 }
+
+# Issue 32 (OpenLLM's OCI Dockerfile): a generic build argument each
+# builder stage declares for its own clone is that stage's; another
+# builder's stage (it fetches another repository) is not the source
+# build's, nor is a stage of a file whose source build is another stage.
+test_build_args_are_scoped_to_their_stage if {
+	m := object.union(fx.migration, {"build_args": ["COMMIT_HASH"]})
+	got := rule.deny with input as {"config": {"migrations": [m]}, "documents": [buildgate.parse("dockerfile", "Dockerfile", concat("\n", [
+		"FROM k AS mooncake-builder", # 1
+		"ARG COMMIT_HASH=abc", # 2
+		"RUN git clone https://github.com/kvcache-ai/Mooncake && git -C Mooncake checkout ${COMMIT_HASH}", # 3
+		"FROM k AS flash-builder", # 4
+		"ARG COMMIT_HASH=def", # 5
+		"RUN git clone https://github.com/Dao-AILab/flash-attention && git -C flash-attention checkout ${COMMIT_HASH}", # 6
+		"FROM k", # 7
+		"ARG COMMIT_HASH", # 8
+		"RUN echo ${COMMIT_HASH}", # 9
+	]))]}
+	fx.lines(got) == {2, 3}
+}
+
+test_build_args_in_a_single_stage_build if {
+	m := object.union(fx.migration, {"build_args": ["COMMIT_HASH"]})
+	got := rule.deny with input as {"config": {"migrations": [m]}, "documents": [buildgate.parse("dockerfile", "Dockerfile", concat("\n", [
+		"FROM k",
+		"ARG COMMIT_HASH=abc",
+		"RUN git clone https://github.com/kvcache-ai/Mooncake && git -C Mooncake checkout ${COMMIT_HASH}",
+	]))]}
+	fx.lines(got) == {2, 3}
+}
