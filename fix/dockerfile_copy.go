@@ -11,6 +11,7 @@ package fix
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/buildgate/buildgate/loader"
@@ -42,15 +43,17 @@ func (p *dockerPlan) planCopies() {
 		return
 	}
 	reason := fmt.Sprintf("unsafe fix: %s, which a COPY from the removed stage may have filled; `buildgate fix --unsafe-fixes` removes the stage and its COPYs", strings.TrimPrefix(why, maybePrefix))
-	for _, c := range p.copies {
-		from := strings.ToLower(copyFrom(c))
-		for _, st := range p.doc.Stages {
-			if strings.ToLower(st.Name) == from {
-				p.markUnsafe(st.Pos, reason)
-			}
+	// Every source-build stage stays (a kept one may build FROM
+	// another, through an ARG: nixl's mooncake-src FROM
+	// ${MOONCAKE_IMAGE}), with the COPYs.
+	for _, st := range p.doc.Stages {
+		if name := strings.ToLower(st.Name); name != "" && p.removed[name] {
+			p.markUnsafe(st.Pos, reason)
+			delete(p.removed, name)
+			p.keptStage[name] = true
 		}
-		delete(p.removed, from)
-		p.keptStage[from] = true
+	}
+	for _, c := range p.copies {
 		p.markUnsafe(c.Pos, reason)
 	}
 	p.copyWhy = ""
@@ -225,6 +228,11 @@ func instructionText(ins loader.Instruction) string {
 // mentionsPath reports whether text names dest as a path: dest itself or
 // below it, not inside a longer name (wheels_old, /opt/wheels2).
 func mentionsPath(text, dest string) bool {
+	if dest == "/" {
+		// A COPY into the root (nixl's `COPY --from=mooncake-src /out/ /`
+		// of a whole install tree): every absolute path is below it.
+		return rootPathRe.MatchString(text)
+	}
 	for i := 0; ; {
 		j := strings.Index(text[i:], dest)
 		if j < 0 {
@@ -314,6 +322,10 @@ func (p *dockerPlan) ownFixIn(pos loader.Pos) bool {
 	return false
 }
 
+// rootPathRe finds an absolute path in a text: a / at its start or after
+// a separator.
+var rootPathRe = regexp.MustCompile(`(^|[\s=:"'(])/`)
+
 // maybePrefix marks a use that may reach the copied files and may not
 // (a path below a directory whose contents a COPY put there among
 // others'): removing the COPY is then an unsafe fix, not a refused one.
@@ -344,7 +356,7 @@ func pathUse(text string, dests, files []string) string {
 func copied(word string, dests, files []string) string {
 	w := cleanPath(word)
 	for _, f := range files {
-		if path.Base(f) == "*" && strings.HasPrefix(w, path.Dir(f)+"/") {
+		if path.Base(f) == "*" && strings.HasPrefix(w, strings.TrimSuffix(path.Dir(f), "/")+"/") {
 			return "maybe" // below a directory whose contents it copied
 		}
 	}
