@@ -187,3 +187,41 @@ func sortedSet(a []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Issue 32: vLLM's other ROCm source builds, configured by hand on the
+// real docker/Dockerfile.rocm_base (../shared), keep their findings: the
+// flash-attention stage build_fa and the aiter stage with their ARGs,
+// clones, builds, mounts, and the versions the final stage records; the
+// package-named stage rule, the stage scope of build arguments and the
+// copy out of a clone change nothing there.
+func TestVLLMOtherROCmMigrations(t *testing.T) {
+	t.Parallel()
+	dir := corpusDir(t, "vllm/latest")
+	for _, c := range []struct {
+		name, config string
+		want         map[string]int
+	}{
+		{"flash-attn", "migrations:\n  - package: flash-attn\n    minimum: \"2.7.0\"\n    requirements: [requirements/rocm.txt]\n    names: [fa]\n    build_args: [FA_BRANCH, FA_REPO]\n    repositories: [github.com/Dao-AILab/flash-attention, github.com/ROCm/flash-attention]\n",
+			map[string]int{"BG101": 3, "BG102": 10, "BG104": 4, "BG201": 2}},
+		{"aiter", "migrations:\n  - package: amd-aiter\n    minimum: \"0.1.5\"\n    requirements: [requirements/rocm.txt]\n    names: [aiter]\n    build_args: [AITER_BRANCH, AITER_REPO]\n    repositories: [github.com/ROCm/aiter]\n",
+			map[string]int{"BG101": 3, "BG102": 10, "BG104": 3, "BG201": 2}},
+	} {
+		cfg := filepath.Join(t.TempDir(), "c.yaml")
+		if err := os.WriteFile(cfg, []byte(c.config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, res := lintJSON(t, dir, "--config", cfg, "docker/Dockerfile.rocm_base")
+		got := map[string]int{}
+		for _, f := range rep.Findings {
+			got[f.Rule]++
+		}
+		if res.code != 1 || len(got) != len(c.want) {
+			t.Errorf("%s: exit %d, %v, want %v", c.name, res.code, got, c.want)
+		}
+		for r, n := range c.want {
+			if got[r] != n {
+				t.Errorf("%s: %d %s, want %d (%v)", c.name, got[r], r, n, got)
+			}
+		}
+	}
+}

@@ -259,6 +259,13 @@ package_named(m, s) if {
 
 package_parts := {m.package: name_parts(m.package) | some m in migrations}
 
+# names_package reports whether a name says it is about the package: a
+# name token of the migration, or the package's own name or short name
+# among its parts (FA_BRANCH for flash-attn).
+names_package(m, s) if has_token(m, s)
+
+names_package(m, s) if package_named(m, s)
+
 # package_short_names are the one-part spellings of a package of several
 # parts: its parts run together (flashattn) and its initials (fa).
 package_short_names := {m.package: {concat("", pp), concat("", [substring(p, 0, 1) | some p in pp])} |

@@ -36,9 +36,12 @@ deny contains lib.finding(d, u.el, msg) if {
 # a generic name (OpenLLM's COMMIT_HASH, declared by each builder stage
 # for its own clone; issue 32) in another builder stage is that stage's.
 # A stage that fetches the package's repository itself is the source
-# build's wherever it is.
+# build's wherever it is, and an argument named for the package (vLLM's
+# FA_BRANCH, redeclared by the final stage to record it) is the source
+# build's in any stage: only a generic name is told by its stage.
 other_stage(m, d, u) if {
 	d.kind == "dockerfile"
+	not lib.names_package(m, u.name)
 	some st in d.stages
 	lib.within(u.el.pos, st.pos)
 	not lower(st.name) in sb.stages(m, d.path)
