@@ -225,3 +225,26 @@ func TestVLLMOtherROCmMigrations(t *testing.T) {
 		}
 	}
 }
+
+// Issue 32: a triton migration on vLLM's tree says nothing of
+// TRITON_CACHE_DIR, triton's runtime kernel cache that the AMD test
+// script sets for the tests it runs: no build declares or passes it.
+func TestTritonRuntimeCacheIsNoBuildKey(t *testing.T) {
+	t.Parallel()
+	dir := corpusDir(t, "vllm/latest")
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(cfg, []byte("migrations:\n  - package: triton\n    minimum: \"3.1.0\"\n    requirements: [requirements/rocm.txt]\n    names: [triton]\n    repositories: [github.com/triton-lang/triton, github.com/ROCm/triton]\n"), 0o644)
+	rep, _ := lintJSON(t, dir, "--config", cfg)
+	stages := 0
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Message, "TRITON_CACHE_DIR") || f.Rule == "BG103" {
+			t.Errorf("a runtime cache reported: %+v", f)
+		}
+		if f.Rule == "BG101" {
+			stages++
+		}
+	}
+	if stages == 0 {
+		t.Errorf("the triton stages are not found: %+v", rep.Findings)
+	}
+}
