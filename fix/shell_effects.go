@@ -187,21 +187,7 @@ func (p *shPlan) buildChain(st *syntax.Stmt, subshell bool) bool {
 				}
 			}
 		case *syntax.CallExpr:
-			if len(x.Args) == 0 {
-				ok = ok && subshell // an assignment: the subshell's own
-				return true
-			}
-			name := x.Args[0].Lit()
-			// The chain that ends a RUN's script (podman's `set -x && export
-			// GOPATH=… && git clone … && rm -rf "$GOPATH"`): the shell ends
-			// with it, so what it changes in the shell is seen by nothing.
-			last := p.opt.endsShell && st == p.lastTop
-			if !subshell && !last && stateCmds[name] {
-				ok = false
-			}
-			if len(p.in(x)) == 0 && !prepCmds[name] && !(last && (name == "set" || name == "export")) && !p.readsSource(&syntax.Stmt{Cmd: x}) {
-				ok = false
-			}
+			ok = ok && p.chainCall(st, x, subshell)
 		case *syntax.DeclClause:
 			// export X=… ending a RUN (above), its values' substitutions
 			// (mktemp -d) with it; anywhere else a declaration is the
@@ -216,6 +202,26 @@ func (p *shPlan) buildChain(st *syntax.Stmt, subshell bool) bool {
 		return ok
 	})
 	return ok && p.hasStep(st)
+}
+
+// chainCall weighs one command of a chain buildChain weighs: an
+// assignment only in a subshell; in the script's own shell no command
+// that changes its state, except in the chain that ends a RUN's script
+// (podman's `set -x && export GOPATH=… && git clone … && rm -rf
+// "$GOPATH"`: the shell ends with it, so nothing sees what it changes);
+// and each a step of the build, a preparation of it, or a read of its
+// variables.
+func (p *shPlan) chainCall(st *syntax.Stmt, x *syntax.CallExpr, subshell bool) bool {
+	if len(x.Args) == 0 {
+		return subshell // an assignment: the subshell's own
+	}
+	name := x.Args[0].Lit()
+	last := p.opt.endsShell && st == p.lastTop
+	if !subshell && !last && stateCmds[name] {
+		return false
+	}
+	shellState := last && (name == "set" || name == "export")
+	return len(p.in(x)) > 0 || prepCmds[name] || shellState || p.readsSource(&syntax.Stmt{Cmd: x})
 }
 
 // hasStep reports whether a finding of the source build's steps (a

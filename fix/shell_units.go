@@ -314,23 +314,7 @@ func (p *shPlan) stmtAbout(st *syntax.Stmt) bool {
 	case *syntax.DeclClause:
 		return p.pureSubst(st, 0) && p.ownAssigns(c.Args)
 	case *syntax.CallExpr:
-		if len(c.Args) == 0 {
-			return p.pureSubst(st, 0) && p.ownAssigns(c.Assigns)
-		}
-		name := c.Args[0].Lit()
-		switch {
-		case name == "echo" || name == "printf" || name == ":" || name == "true" || name == "return" || name == "continue" || name == "break":
-			return len(st.Redirs) == 0 && p.pureSubst(st, 0)
-		case prepCmds[name] && p.inUnit:
-			// cd into the clone, mkdir, rm of it: in a unit that runs only
-			// with the source build, they prepare its steps (issue 32:
-			// timescaledb-docker-ha's `cd /build/pgvector` between the
-			// clone and make install).
-			return len(st.Redirs) == 0 && p.pureSubst(st, 0)
-		case p.funcs[name]:
-			return len(st.Redirs) == 0 && (p.recordsOnly(name, 0) || p.pureStmts([]*syntax.Stmt{st}, 0))
-		}
-		return p.pureStmts([]*syntax.Stmt{st}, 0)
+		return p.callAbout(st, c)
 	case *syntax.BinaryCmd:
 		return p.stmtAbout(c.X) && p.stmtAbout(c.Y)
 	case *syntax.ForClause:
@@ -346,6 +330,30 @@ func (p *shPlan) stmtAbout(st *syntax.Stmt) bool {
 		return true
 	}
 	return false
+}
+
+// callAbout is stmtAbout for a simple command: an assignment of the
+// unit's own, a command that prints or returns, a preparation of the
+// build inside a unit, a function of the script that only records, or a
+// pure command.
+func (p *shPlan) callAbout(st *syntax.Stmt, c *syntax.CallExpr) bool {
+	if len(c.Args) == 0 {
+		return p.pureSubst(st, 0) && p.ownAssigns(c.Assigns)
+	}
+	name := c.Args[0].Lit()
+	switch {
+	case name == "echo" || name == "printf" || name == ":" || name == "true" || name == "return" || name == "continue" || name == "break":
+		return len(st.Redirs) == 0 && p.pureSubst(st, 0)
+	case prepCmds[name] && p.inUnit:
+		// cd into the clone, mkdir, rm of it: in a unit that runs only
+		// with the source build, they prepare its steps (issue 32:
+		// timescaledb-docker-ha's `cd /build/pgvector` between the
+		// clone and make install).
+		return len(st.Redirs) == 0 && p.pureSubst(st, 0)
+	case p.funcs[name]:
+		return len(st.Redirs) == 0 && (p.recordsOnly(name, 0) || p.pureStmts([]*syntax.Stmt{st}, 0))
+	}
+	return p.pureStmts([]*syntax.Stmt{st}, 0)
 }
 
 // ownAssigns reports whether assignments in a unit set only the source

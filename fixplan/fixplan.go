@@ -328,9 +328,7 @@ func fileEdits(ff *File, opt fix.Options) ([]fix.Edit, string) {
 	// source build's switch): applying both would lose the pin, and the
 	// image would install no wheel at all, with nothing left to say so.
 	for i, e := range edits {
-		// An insertion where a deletion ends (the pin after the removed
-		// wheel's word) is beside it, not inside.
-		if r, ok := fix.Covering(plan.Edits, e.Start); ok && e.Start > r.Start && e.End <= r.End && !(e.Start == e.End && e.Start == r.End) {
+		if r, ok := fix.Covering(plan.Edits, e.Start); ok && e.Start > r.Start && e.End <= r.End {
 			return nil, fmt.Sprintf("the fix of %s %s is inside what the source build's removal takes out (line %d); the image would install nothing; fix the file by hand", owners[i].Rule, where(owners[i]), fix.PosOf(ff.Old, r.Start, r.End).Line)
 		}
 	}
@@ -551,3 +549,4 @@ func removals(ff *File, offered map[at]finding.Fix) {
 		}
 	}
 }
+
