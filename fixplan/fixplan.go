@@ -549,4 +549,3 @@ func removals(ff *File, offered map[at]finding.Fix) {
 		}
 	}
 }
-
