@@ -60,7 +60,7 @@ func main() {
 	bin := filepath.Join(work, "buildgate")
 	self := filepath.Join(work, "bench")
 	run(repo, "go", "build", "-o", bin, "./cmd/buildgate")
-	run(repo, "go", "build", "-o", self, "./scripts/bench")
+	run(repo, "go", "build", "-tags", "bench", "-o", self, "./scripts/bench")
 
 	if *hostileMode {
 		if !hostile(work, bin, *hostileSize, *hostileOnly) {
