@@ -138,6 +138,9 @@ func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan
 		err = untouchedErrors(src, doc.Errors, plan.Edits)
 	}
 	if err == nil {
+		err = sameInstructions(path, doc, fixed, cut)
+	}
+	if err == nil {
 		err = checkDockerfile(path, fixed, p.removed, removedArgs, doc.Errors)
 	}
 	if err != nil {

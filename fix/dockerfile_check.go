@@ -208,3 +208,36 @@ func untouchedErrors(src []byte, errs []loader.Error, edits []Edit) error {
 	}
 	return nil
 }
+
+// sameInstructions checks that the fixed file has the instructions the
+// plan keeps, no fewer: an edit that left a line continued into the next
+// instruction would join them (buildkit skips empty continuation lines:
+// `RUN pip install einops \` then `USER app` is one RUN).
+func sameInstructions(path string, doc *loader.DockerfileDocument, fixed []byte, cut *lineCut) error {
+	count := func(d *loader.DockerfileDocument) int {
+		n := len(d.Preamble)
+		for _, st := range d.Stages {
+			n += len(st.Instructions)
+		}
+		return n
+	}
+	kept := 0
+	all := append([]loader.Instruction(nil), doc.Preamble...)
+	for _, st := range doc.Stages {
+		all = append(all, st.Instructions...)
+	}
+	for _, ins := range all {
+		gone := true
+		for l := ins.Pos.Line; l <= max(ins.Pos.EndLine, ins.Pos.Line); l++ {
+			gone = gone && cut.cut[l]
+		}
+		if !gone {
+			kept++
+		}
+	}
+	after, ok := loader.Parse(loader.KindDockerfile, path, fixed).(*loader.DockerfileDocument)
+	if !ok || count(after) != kept {
+		return fmt.Errorf("join two instructions (%d instructions where %d stay)", count(after), kept)
+	}
+	return nil
+}

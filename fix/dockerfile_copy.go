@@ -9,6 +9,7 @@ package fix
 // (issue 32). Anything else that may reach what it copied keeps the COPY.
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"regexp"
@@ -94,15 +95,10 @@ func (p *dockerPlan) copyInstruction(cut *lineCut, ins loader.Instruction) {
 			continue
 		}
 		for _, w := range u.words {
-			s, e, err := Offsets(p.src, w.Pos)
-			if err != nil {
-				continue
+			if ed, ok := p.wordEdit(w.Pos, u.ins.Pos); ok {
+				p.inline = append(p.inline, ed)
+				p.answerRange(ed.Start, ed.End)
 			}
-			for s > 0 && (p.src[s-1] == ' ' || p.src[s-1] == '\t') {
-				s--
-			}
-			p.inline = append(p.inline, Edit{Start: s, End: e})
-			p.answerRange(s, e)
 		}
 	}
 }
@@ -168,6 +164,18 @@ func (p *dockerPlan) copyUses(copies []loader.Instruction) ([]copyUse, string) {
 			return nil, fmt.Sprintf("the destination or sources of the COPY at line %d are not known statically; remove it and what uses it by hand", c.Pos.Line)
 		}
 		dests, files = append(dests, d), append(files, fs...)
+		if !strings.HasPrefix(d, "/") {
+			// A relative destination is below the stage's WORKDIR:
+			// later instructions may name it either way.
+			wd, known := p.workdirAt(c)
+			if !known {
+				return nil, fmt.Sprintf("the COPY at line %d copies to %s below a WORKDIR not known statically; remove it and what uses it by hand", c.Pos.Line, d)
+			}
+			dests = append(dests, path.Join(wd, d))
+			for _, f := range fs {
+				files = append(files, path.Join(wd, f))
+			}
+		}
 	}
 	var uses []copyUse
 	maybe := ""
@@ -255,7 +263,7 @@ func (p *dockerPlan) copyUse(ins loader.Instruction, dests, files []string) (*co
 	if ins.Cmd != "run" || ins.Shell == nil || len(ins.Heredocs) > 0 {
 		return nil, pathUse(instructionText(ins), dests, files)
 	}
-	if insideTree(ins, dests, files) {
+	if p.insideTree(ins, dests, files) {
 		return &copyUse{ins: ins, whole: true}, ""
 	}
 	var words []loader.Word
@@ -273,7 +281,9 @@ func (p *dockerPlan) copyUse(ins loader.Instruction, dests, files []string) (*co
 				continue
 			}
 			kind := copied(w.Text, dests, files)
-			if kind == "no" {
+			if kind == "no" || p.ownEditAt(w.Pos) {
+				// Another's, or a finding's own fix replaces it (the
+				// published pin for the package's local wheel).
 				continue
 			}
 			if c.Pip == nil || c.Pip.Op != "install" || reqs[w.Text] != 1 {
@@ -304,6 +314,20 @@ func (p *dockerPlan) copyUse(ins loader.Instruction, dests, files []string) (*co
 		return nil, ""
 	}
 	return &copyUse{ins: ins, words: words, maybe: maybe}, ""
+}
+
+// ownEditAt reports whether a finding's own fix edits the text at pos.
+func (p *dockerPlan) ownEditAt(pos loader.Pos) bool {
+	s, e, err := Offsets(p.src, pos)
+	if err != nil {
+		return false
+	}
+	for _, o := range p.opt.OwnEdits {
+		if o.Start < e && o.End > s || o.Start == s && o.End == s {
+			return true
+		}
+	}
+	return false
 }
 
 // ownFixIn reports whether a finding's own fix edits the lines of pos
@@ -405,27 +429,83 @@ func literalEnds(g string) (string, string) {
 	return g[:i], g[j+1:]
 }
 
-// insideTree reports whether a RUN works only inside a tree the COPY put
-// in place: its first command changes into it and no other command
-// changes elsewhere or names a path outside it. Without the COPY it
-// could not run at all.
-func insideTree(ins loader.Instruction, dests, files []string) bool {
+// insideTree reports whether a RUN works only inside a tree the COPYs
+// put in place and no other instruction fills (bitsandbytes' copied
+// clone, `cd /workspace/builds/bitsandbytes && python3 setup.py
+// install`): its first command changes into it, and every other one
+// builds or installs what is there (python setup.py, pip install ., make,
+// cmake, ninja) or prepares that (mkdir, rm, echo of relative paths).
+// Without the COPY it could not run at all; any other work (pip install
+// requests, useradd) keeps it.
+func (p *dockerPlan) insideTree(ins loader.Instruction, dests, files []string) bool {
 	cs := ins.Shell.Commands
 	if len(cs) < 2 || cs[0].Name != "cd" || len(cs[0].Words) != 2 || copied(cs[0].Words[1].Text, dests, files) == "no" {
 		return false
 	}
+	if !p.ownTree(cleanPath(cs[0].Words[1].Text), dests) {
+		return false
+	}
 	for _, c := range cs[1:] {
-		if c.Name == "cd" {
+		if !buildsHere(c) {
 			return false
-		}
-		for _, w := range c.Words[1:] {
-			t := cleanPath(w.Text)
-			if strings.HasPrefix(t, "/") && !mentionsAny(t, dests) || strings.Contains(t, "..") {
-				return false
-			}
 		}
 	}
 	return true
+}
+
+// ownTree reports whether a directory is one of dests (or below one)
+// that no kept COPY or ADD also writes into: what is there is the
+// removed stage's alone.
+func (p *dockerPlan) ownTree(dir string, dests []string) bool {
+	ours := false
+	for _, d := range dests {
+		ours = ours || dir == d || strings.HasPrefix(dir, strings.TrimSuffix(d, "/")+"/")
+	}
+	if !ours {
+		return false
+	}
+	for _, other := range p.allInstructions() {
+		if other.Cmd != "copy" && other.Cmd != "add" || p.removed[strings.ToLower(copyFrom(other))] || p.inRemovedStage(other) || len(other.Args) < 2 {
+			continue
+		}
+		od := cleanPath(other.Args[len(other.Args)-1].Text)
+		if od == dir || strings.HasPrefix(dir, strings.TrimSuffix(od, "/")+"/") || strings.HasPrefix(od, strings.TrimSuffix(dir, "/")+"/") {
+			return false
+		}
+	}
+	return true
+}
+
+// buildsHere reports whether a command builds or installs what is in its
+// directory, or only prepares that, naming no path outside it.
+func buildsHere(c loader.ShellCommand) bool {
+	for _, w := range c.Words[1:] {
+		t := cleanPath(w.Text)
+		if strings.HasPrefix(t, "/") || strings.Contains(t, "..") || strings.HasPrefix(t, "$") {
+			return false
+		}
+	}
+	switch c.Name {
+	case "make", "cmake", "ninja", "meson", "echo", "mkdir", "rm", "ls":
+		return true
+	case "python", "python3":
+		for _, w := range c.Words[1:] {
+			if w.Text == "setup.py" || w.Text == "build" || w.Text == "-m" {
+				return true
+			}
+		}
+	case "pip", "pip3":
+		if c.Pip == nil || c.Pip.Op != "install" && c.Pip.Op != "wheel" {
+			return false
+		}
+		for _, r := range c.Pip.Requirements {
+			if r.LocalPath == nil {
+				return false // a package from an index: other work
+			}
+		}
+		return len(c.Pip.Requirements)+len(c.Pip.Files) > 0
+	}
+	return false
 }
 
 func mentionsAny(text string, dests []string) bool {
@@ -435,4 +515,93 @@ func mentionsAny(text string, dests []string) bool {
 		}
 	}
 	return false
+}
+
+// wordEdit is the edit that takes a word out of an instruction: the word
+// with the blanks before it; its whole line when it is alone on a line of
+// a continued instruction, with the backslash that continued the line
+// before when it was the instruction's last line (else that line would
+// continue into the next instruction: buildkit skips empty continuation
+// lines).
+func (p *dockerPlan) wordEdit(word, ins loader.Pos) (Edit, bool) {
+	s, e, err := Offsets(p.src, word)
+	if err != nil {
+		return Edit{}, false
+	}
+	ls := bytes.LastIndexByte(p.src[:s], '\n') + 1
+	le := len(p.src)
+	if i := bytes.IndexByte(p.src[e:], '\n'); i >= 0 {
+		le = e + i
+	}
+	before := bytes.TrimSpace(p.src[ls:s])
+	after := bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimRight(p.src[e:le], " \t\r"), []byte("\\")))
+	line := lineOf(p.src, s)
+	if len(before) == 0 && len(after) == 0 && line > ins.Line {
+		end := min(le+1, len(p.src))
+		if line == ins.EndLine {
+			// The last line goes: the line before ends the
+			// instruction now, without its backslash.
+			prev := bytes.LastIndexByte(p.src[:ls-1], '\n') + 1
+			text := bytes.TrimRight(p.src[prev:ls-1], " \t\r")
+			if bytes.HasSuffix(text, []byte("\\")) {
+				cut := prev + len(bytes.TrimRight(text[:len(text)-1], " \t"))
+				return Edit{Start: cut, End: le}, true
+			}
+		}
+		return Edit{Start: ls, End: end}, true
+	}
+	for s > ls && (p.src[s-1] == ' ' || p.src[s-1] == '\t') {
+		s--
+	}
+	return Edit{Start: s, End: e}, true
+}
+
+// workdirAt is the working directory an instruction runs in: its stage's
+// WORKDIRs before it, joined as buildkit does, from "/" or from the
+// working directory the stage it builds FROM ends with. Not known when a
+// WORKDIR holds a variable.
+func (p *dockerPlan) workdirAt(ins loader.Instruction) (string, bool) {
+	for i, st := range p.doc.Stages {
+		if ins.Pos.Line >= st.Pos.Line && ins.Pos.Line <= st.Pos.EndLine {
+			return p.stageWorkdir(i, ins.Pos.Line, 0)
+		}
+	}
+	return "", false
+}
+
+// stageWorkdir is the working directory of stage i before line (its end
+// for line 0).
+func (p *dockerPlan) stageWorkdir(i, line, depth int) (string, bool) {
+	st := p.doc.Stages[i]
+	wd := "/"
+	if depth > len(p.doc.Stages) {
+		return "", false
+	}
+	for j := 0; j < i; j++ {
+		if other := p.doc.Stages[j]; other.Name != "" && strings.EqualFold(other.Name, st.Base.Text) {
+			base, ok := p.stageWorkdir(j, 0, depth+1)
+			if !ok {
+				return "", false
+			}
+			wd = base
+		}
+	}
+	for _, o := range st.Instructions {
+		if line > 0 && o.Pos.Line >= line {
+			break
+		}
+		if o.Cmd != "workdir" || len(o.Args) == 0 {
+			continue
+		}
+		d := strings.Trim(o.Args[0].Text, `"'`)
+		if strings.Contains(d, "$") {
+			return "", false
+		}
+		if strings.HasPrefix(d, "/") {
+			wd = path.Clean(d)
+		} else {
+			wd = path.Join(wd, d)
+		}
+	}
+	return wd, true
 }

@@ -28,6 +28,10 @@ func TestRealMigrations(t *testing.T) {
 		before           []string // rule:path:line of every finding
 		unsafe           bool     // the removal is an unsafe fix
 		byHand           []string
+		// fixAdds are words the fix writes where the project chose
+		// another place (the image keeps installing the package where
+		// it installed its own wheel).
+		fixAdds []string
 	}{
 		{
 			example: "axolotl-flash-attn", fixture: "axolotl-flash-attn", packages: []string{"flash-attn"},
@@ -37,6 +41,11 @@ func TestRealMigrations(t *testing.T) {
 			before: []string{"BG101:docker/Dockerfile-base:9", "BG104:docker/Dockerfile-base:12", "BG104:docker/Dockerfile-base:14",
 				"BG104:docker/Dockerfile-base:15", "BG104:docker/Dockerfile-base:17", "BG101:docker/Dockerfile-base:26",
 				"BG101:docker/Dockerfile-base:27", "BG203:docker/Dockerfile-base:28", "BG201:requirements.txt:1"},
+			// axolotl installs flash-attn in the downstream image
+			// (docker/Dockerfile's `pip install -e .[flash-attn]`),
+			// which buildgate cannot know: it keeps this image
+			// installing it, the published wheel for the built one.
+			fixAdds: []string{` "flash-attn>=2.0.8"`},
 		},
 		{
 			example: "refact-vllm", fixture: "refact-vllm", packages: []string{"vllm"},
@@ -109,14 +118,14 @@ func TestRealMigrations(t *testing.T) {
 			if r := runBin(t, work, args...); r.code != 0 {
 				t.Errorf("fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
-			compareTrees(t, work, filepath.Join(fixture, "after"), c.packages, c.byHand)
+			compareTrees(t, work, filepath.Join(fixture, "after"), c.packages, c.byHand, c.fixAdds)
 		})
 	}
 }
 
 // compareTrees compares the build files of two trees the way
 // TestRealMigrations says.
-func compareTrees(t *testing.T, fixed, after string, packages, byHand []string) {
+func compareTrees(t *testing.T, fixed, after string, packages, byHand, fixAdds []string) {
 	t.Helper()
 	err := filepath.WalkDir(after, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -133,7 +142,11 @@ func compareTrees(t *testing.T, fixed, after string, packages, byHand []string) 
 		for _, h := range byHand {
 			w = strings.Replace(w, h, "", 1)
 		}
-		if g, w := essential(string(got), packages), essential(w, packages); g != w {
+		g := string(got)
+		for _, a := range fixAdds {
+			g = strings.Replace(g, a, "", 1)
+		}
+		if g, w := essential(g, packages), essential(w, packages); g != w {
 			t.Errorf("%s: the fixed file differs from the after-state\n--- fixed\n%s\n--- after\n%s", rel, g, w)
 		}
 		return nil

@@ -75,12 +75,28 @@ local_msg(m, r) := sprintf("`%s %s` pins a local version, which the package inde
 
 # An install command that installs the package from a URL, a VCS checkout
 # or a local file (a wheel dropped into the build context).
-deny contains lib.finding(x.doc, where(x.req), msg) if {
+deny contains object.union(lib.finding(x.doc, where(x.req), msg), published_fix(m, x.req)) if {
 	some m in lib.migrations
 	some x in install.package_installs(m)
 	not pin.from_index(x.req)
 	msg := sprintf("this command installs %s from %s `%s`, not from the package index; install the published wheel `%s`", [m.package, source_kind(x.req), where(x.req).text, pin.wanted(m)])
 }
+
+# published_fix puts the published pin where a command installs the
+# package's own wheel (a local path or a wheel's URL, the word alone: not
+# `name @ URL`, not editable, not a VCS checkout): the image keeps
+# installing the package once the stage that built the wheel goes
+# (issue 32). {} otherwise.
+published_fix(m, r) := {"fix": {
+	"description": sprintf("install the published %s instead", [pin.wanted(m)]),
+	"replacement": sprintf("\"%s\"", [replace(pin.wanted(m), " ", "")]),
+	"pos": where(r).pos,
+}} if {
+	r.vcs == ""
+	not r.editable
+	where(r).text == r.raw
+	endswith(lower(trim(r.raw, "\"'")), ".whl")
+} else := {}
 
 # An option of a command that installs the package (its requirement, or
 # a requirements file that carries it), from the command line or the
