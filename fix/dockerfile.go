@@ -60,6 +60,46 @@ func SourceBuildRule(name string) bool {
 // everything else; the result is parsed again and must not refer to a
 // removed stage or ARG, or nothing in the file is changed.
 func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan {
+	plan := dockerfile(path, src, fs, opt, nil)
+	// The steps of one source build stand or go together: a kept step
+	// (a gated RUN doing other work: ROCm/ATOM's dependencies RUN) needs
+	// the clone a removed one made. Plan again with every instruction
+	// holding a step kept, as the kept one is.
+	var kept *keepSteps
+	fixedStep := false
+	for _, f := range plan.Fixed {
+		fixedStep = fixedStep || f.Name == ruleStep
+	}
+	for _, d := range plan.Declined {
+		if d.Finding.Name == ruleStep && kept == nil {
+			kept = &keepSteps{line: d.Finding.Pos.Line, unsafe: d.Unsafe}
+		}
+	}
+	if kept == nil || !fixedStep || len(plan.Edits) == 0 {
+		return plan
+	}
+	again := dockerfile(path, src, fs, opt, kept)
+	if len(again.Edits) == 0 {
+		// The file cannot be fixed without them: all of it is what the
+		// kept step is (unsafe when it is).
+		for i := range again.Declined {
+			if kept.unsafe && !again.Declined[i].Unsafe {
+				again.Declined[i].Unsafe = true
+				again.Declined[i].Reason = fmt.Sprintf("unsafe fix: the source build's step at line %d stays (it does other work), and the other steps with it; `buildgate fix --unsafe-fixes` removes them all", kept.line)
+			}
+		}
+	}
+	return again
+}
+
+// keepSteps asks a plan to keep every instruction holding a step of the
+// source build, as the step at line is kept (unsafe when it is).
+type keepSteps struct {
+	line   int
+	unsafe bool
+}
+
+func dockerfile(path string, src []byte, fs []finding.Finding, opt Options, keep *keepSteps) Plan {
 	doc, ok := loader.Parse(loader.KindDockerfile, path, src).(*loader.DockerfileDocument)
 	if !ok || unreadable(doc) {
 		return declineAll(fs, "the file does not parse as buildkit reads it; fix it by hand")
@@ -68,7 +108,7 @@ func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan
 	for _, d := range doc.Directives {
 		cut.keep[d.Pos.Line] = true
 	}
-	p := dockerPlan{src: src, doc: doc, fs: fs, fixed: make([]bool, len(fs)), reason: make([]string, len(fs)), unsafe: make([]bool, len(fs)), removed: map[string]bool{}, offs: make([]int, len(fs)), opt: opt, keptStage: map[string]bool{}}
+	p := dockerPlan{src: src, doc: doc, fs: fs, fixed: make([]bool, len(fs)), reason: make([]string, len(fs)), unsafe: make([]bool, len(fs)), removed: map[string]bool{}, offs: make([]int, len(fs)), opt: opt, keptStage: map[string]bool{}, keep: keep}
 	for i, fd := range fs {
 		if o, _, err := Offsets(src, fd.Pos); err == nil {
 			p.offs[i] = o
@@ -176,6 +216,9 @@ type dockerPlan struct {
 	// together (dockerfile_copy.go): copies, what uses their files
 	// (copyUsed), or why they stay (copyWhy).
 	copiesPlanned bool
+	// keep: every instruction holding a step of the source build stays
+	// (Dockerfile).
+	keep *keepSteps
 	// keptStage are the source-build stages kept whole, their removal an
 	// unsafe fix (planCopies): nothing in them is planned.
 	keptStage map[string]bool
@@ -219,10 +262,31 @@ func (p *dockerPlan) answer(pos finding.Pos, reason string) {
 // instruction plans one instruction of a kept stage (or of the preamble)
 // and returns the ARG names it removes.
 func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string {
+	if p.keep != nil && p.flagged(ruleStep, ins.Pos) {
+		reason := fmt.Sprintf("the source build's step at line %d stays, and this one, whose work it may need, with it; fix them by hand", p.keep.line)
+		if p.keep.unsafe {
+			reason = fmt.Sprintf("unsafe fix: the source build's step at line %d stays (it does other work), and this one, whose work it may need, with it; `buildgate fix --unsafe-fixes` removes them all", p.keep.line)
+		}
+		for i, f := range p.fs {
+			if within(f.Pos, ins.Pos) && !p.fixed[i] {
+				p.reason[i], p.unsafe[i] = reason, p.keep.unsafe
+			}
+		}
+		return nil
+	}
 	// A RUN gated on a removed switch goes whether or not a finding names
 	// it (ATOM's ionic-provider step mentions no Mooncake name).
 	if dormant(ins, p.sw) {
 		if !p.any(ins.Pos) && !p.opt.Unsafe {
+			return nil // kept with its switch (unsafeSwitches)
+		}
+		if other := p.otherWork(ins); other != "" && !p.opt.Unsafe {
+			for i, f := range p.fs {
+				if within(f.Pos, ins.Pos) && !p.fixed[i] {
+					p.unsafe[i] = true
+					p.reason[i] = fmt.Sprintf("unsafe fix: the RUN runs only with the source build's switch but also does other work (`%s`), which later steps may need; `buildgate fix --unsafe-fixes` removes it", other)
+				}
+			}
 			return nil // kept with its switch (unsafeSwitches)
 		}
 		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
@@ -239,7 +303,7 @@ func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string 
 		for i, f := range p.fs {
 			if within(f.Pos, ins.Pos) && !p.fixed[i] {
 				p.unsafe[i] = true
-				p.reason[i] = fmt.Sprintf("unsafe fix: removing this switch also stops the RUN at line %d, which names no part of the source build (it may be needed without it); `buildgate fix --unsafe-fixes` removes both", line)
+				p.reason[i] = fmt.Sprintf("unsafe fix: removing this switch also stops the RUN at line %d, which does work besides the source build (it may be needed without it); `buildgate fix --unsafe-fixes` removes both", line)
 			}
 		}
 		return nil

@@ -105,6 +105,50 @@ func TestDockerfileOtherProjects(t *testing.T) {
 			fs:   []finding.Finding{at(ruleStage, 1, 11), at(ruleStage, 4, 6)},
 			want: "FROM b\nRUN pip install \"torch>=2.0.1+cu118\"\n",
 		},
+		// The red team's (issue 32 review) cases.
+		{
+			name: "a wheel word alone on the RUN's last line takes the backslash before it",
+			src:  "FROM p AS fa-builder\nRUN make\nFROM p\nCOPY --from=fa-builder /dist/flash_attn-*.whl /wheels/\nRUN pip install einops \\\n      /wheels/flash_attn-*.whl\nUSER app\n",
+			fs:   []finding.Finding{at(ruleStage, 1, 9), at(ruleStage, 4, 6)},
+			want: "FROM p\nRUN pip install einops\nUSER app\n",
+		},
+		{
+			name: "a wheel word alone on a middle line takes its line",
+			src:  "FROM p AS fa-builder\nRUN make\nFROM p\nCOPY --from=fa-builder /dist/flash_attn-*.whl /wheels/\nRUN pip install einops \\\n      /wheels/flash_attn-*.whl \\\n      requests\nUSER app\n",
+			fs:   []finding.Finding{at(ruleStage, 1, 9), at(ruleStage, 4, 6)},
+			want: "FROM p\nRUN pip install einops \\\n      requests\nUSER app\n",
+		},
+		{
+			name: "a RUN that cds into the copied tree and does other work stays",
+			src:  "FROM p AS fa-builder\nRUN make\nFROM p\nCOPY --from=fa-builder /src/fa /workspace/fa\nRUN cd /workspace/fa && python setup.py install && pip install requests && useradd app\nUSER app\n",
+			fs:   []finding.Finding{at(ruleStage, 1, 9), at(ruleStage, 4, 6)},
+		},
+		{
+			name: "a directory two stages copy into is no tree of one",
+			src:  "FROM p AS fa-builder\nRUN make\nFROM p AS ds\nRUN make\nFROM p\nCOPY --from=ds /dist/ /opt/wheels/\nCOPY --from=fa-builder /dist/ /opt/wheels/\nRUN cd /opt/wheels && pip install *.whl\n",
+			fs:   []finding.Finding{at(ruleStage, 1, 9), at(ruleStage, 7, 6)},
+		},
+		{
+			name: "a relative destination read by its absolute path under WORKDIR",
+			src:  "FROM p AS fa-builder\nRUN make\nFROM p\nWORKDIR /workspace\nCOPY --from=fa-builder /dist/flash_attn-*.whl wheels/\nRUN pip install numpy /workspace/wheels/flash_attn-*.whl\n",
+			fs:   []finding.Finding{at(ruleStage, 1, 9), at(ruleStage, 5, 6)},
+			want: "FROM p\nWORKDIR /workspace\nRUN pip install numpy\n",
+		},
+		{
+			name: "an if on the build argument that also makes another directory is unsafe",
+			src:  "FROM b\nARG PGV=v0.7.0\nRUN if [ -n \"${PGV}\" ]; then \\\n        git clone https://x/pgvector /b/pgv && make -C /b/pgv install; \\\n        mkdir -p /var/lib/postgresql/extensions; \\\n    fi\nRUN touch /var/lib/postgresql/extensions/ready\n",
+			fs:   []finding.Finding{at(ruleArg, 2, 5), at(ruleArg, 3, 14), at(ruleStep, 4, 9), at(ruleStep, 4, 51)},
+		},
+		{
+			name: "a chain that makes another directory stays",
+			src:  "FROM f\nRUN set -x \\\n    && git clone https://x/plugins /p \\\n    && cd /p && ./build_linux.sh \\\n    && mkdir -p /usr/libexec/cni /var/lib/app \\\n    && cp bin/* /usr/libexec/cni\nRUN ls /var/lib/app\n",
+			fs:   []finding.Finding{at(ruleStep, 3, 8), at(ruleStep, 4, 17), at(ruleStep, 6, 8)},
+		},
+		{
+			name: "a record of the argument with another variable stays",
+			src:  "FROM b\nARG PGV\nRUN git clone https://x/pgvector /b && make -C /b install\nRUN echo \"A=1\" > /cfg; \\\n    echo \"V=${PGV} PG=${PG_VERSION}\" >> /cfg; \\\n    echo \"B=2\" >> /cfg\n",
+			fs:   []finding.Finding{at(ruleArg, 2, 5), at(ruleStep, 3, 5), at(ruleStep, 3, 41), at(ruleArg, 5, 16)},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

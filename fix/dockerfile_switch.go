@@ -243,7 +243,7 @@ func (p *dockerPlan) unsafeSwitches() map[string]int {
 			continue
 		}
 		for _, ins := range st.Instructions[1:] {
-			if !dormant(ins, p.sw) || p.any(ins.Pos) {
+			if !dormant(ins, p.sw) || p.any(ins.Pos) && p.otherWork(ins) == "" {
 				continue
 			}
 			for k := range p.sw {
@@ -274,4 +274,91 @@ func (p *dockerPlan) keptSwitch(ins loader.Instruction) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// otherWork is the first command of a RUN gated on the source build's
+// switch that does work besides the source build ("" when none): not a
+// command a finding names, a test, an echo, a cd, nor a mkdir or rm of
+// what the build's own commands name or of a scratch directory. A
+// system package install beside the build is other work (froststeam's
+// sglang image: a later step removed a package the gated RUN had put
+// there; the red team's `mkdir -p /var/lib/...` a later RUN needs).
+func (p *dockerPlan) otherWork(ins loader.Instruction) string {
+	if ins.Shell == nil {
+		return ""
+	}
+	var paths []string
+	for _, c := range ins.Shell.Commands {
+		if !p.any(c.Pos) {
+			continue
+		}
+		for _, w := range c.Words[1:] {
+			if t := cleanPath(w.Text); strings.HasPrefix(t, "/") && !strings.Contains(t, "$") {
+				paths = append(paths, t)
+			}
+		}
+	}
+	for _, c := range ins.Shell.Commands {
+		if p.any(c.Pos) || pureCmds[c.Name] && c.Name != "sed" || gitQuery(c) {
+			continue
+		}
+		switch c.Name {
+		case "[", "[[", "test", "echo", "printf", "true", ":", "cd", "pushd", "popd", "set", "ls", "exit", "nproc", "uname":
+			continue
+		case "mkdir", "rm":
+			if pathsOfBuild(c, paths) {
+				continue
+			}
+		}
+		return strings.Join(wordTexts(c.Words), " ")
+	}
+	return ""
+}
+
+// pathsOfBuild reports whether every path a mkdir or rm names is
+// relative (inside the build's directory), scratch, or at or below a
+// path the build's commands name.
+func pathsOfBuild(c loader.ShellCommand, paths []string) bool {
+	for _, w := range c.Words[1:] {
+		t := cleanPath(w.Text)
+		if strings.HasPrefix(t, "-") || t != "" && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "$") && !strings.Contains(t, "..") || scratch(t) {
+			continue
+		}
+		ok := false
+		for _, bp := range paths {
+			ok = ok || t == bp || strings.HasPrefix(t, bp+"/")
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func wordTexts(ws []loader.Word) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.Text
+	}
+	return out
+}
+
+// gitQuery reports whether a git command only reads (rev-parse, log,
+// describe, status, diff): `echo "Mooncake commit: $(git rev-parse
+// HEAD)"` in ROCm/ATOM's gated clone.
+func gitQuery(c loader.ShellCommand) bool {
+	if c.Name != "git" {
+		return false
+	}
+	for _, w := range c.Words[1:] {
+		if strings.HasPrefix(w.Text, "-") {
+			continue
+		}
+		switch w.Text {
+		case "rev-parse", "log", "describe", "status", "diff", "show", "ls-files", "ls-remote":
+			return true
+		}
+		return false
+	}
+	return false
 }

@@ -157,6 +157,7 @@ type shPlan struct {
 	unitSites  map[string]int             // the assignments of the unit being weighed, as sites counts them
 	inUnit     bool                       // weighing the body of a unit that holds a finding
 	lastTop    *syntax.Stmt               // the script's last top-level statement
+	scope      *buildPaths                // what the unit or chain being weighed works on
 	stepRule   []bool                     // by finding: a source-build step's (clone, build)
 	names      map[string]map[string]bool // by function ("" at the top): the names removed commands set
 	fixed      []bool
@@ -403,6 +404,10 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 	named, other := p.namedAssigns(assigns, decl)
 	for _, w := range words {
 		switch {
+		case len(p.in(w)) > 0 && len(st.Redirs) > 0 && !p.onlySourceVars(w):
+			// A record line that also records another variable
+			// (`echo "PGVECTOR=${PGVECTOR} PG=${PG_VERSION}" >> f`).
+			other++
 		case len(p.in(w)) > 0:
 			named++
 		case literalWord(w) && (strings.HasPrefix(w.Lit(), "-") || strings.Contains(w.Lit(), "%")):
@@ -503,4 +508,32 @@ func testsOnly(cond []*syntax.Stmt) bool {
 		}
 	}
 	return true
+}
+
+// onlySourceVars reports whether every expansion in a word is of the
+// source build's variables, or of a name a finding in the word points at
+// (`"PGVECTOR=${PGVECTOR}"`, the finding on the key).
+func (p *shPlan) onlySourceVars(w *syntax.Word) bool {
+	named := map[string]bool{}
+	for _, i := range p.in(w) {
+		o := p.offs[i]
+		e := o
+		for e < len(p.src) && (isAlnum(p.src[e]|0x20) || p.src[e] == '_') {
+			e++
+		}
+		named[string(p.src[o:e])] = true
+	}
+	ok := true
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ParamExp:
+			if x.Param == nil || !p.srcVar(x.Param.Value) && !named[x.Param.Value] {
+				ok = false
+			}
+		case *syntax.CmdSubst, *syntax.ArithmExp:
+			ok = false
+		}
+		return ok
+	})
+	return ok
 }

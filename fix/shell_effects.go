@@ -171,6 +171,8 @@ func (p *shPlan) buildChain(st *syntax.Stmt, subshell bool) bool {
 	if st.Background || st.Negated || len(st.Redirs) > 0 || len(p.in(st)) == 0 {
 		return false
 	}
+	p.scope = p.buildScope(st)
+	defer func() { p.scope = nil }()
 	ok := true
 	syntax.Walk(st, func(n syntax.Node) bool {
 		switch x := n.(type) {
@@ -221,7 +223,90 @@ func (p *shPlan) chainCall(st *syntax.Stmt, x *syntax.CallExpr, subshell bool) b
 		return false
 	}
 	shellState := last && (name == "set" || name == "export")
-	return len(p.in(x)) > 0 || prepCmds[name] || shellState || p.readsSource(&syntax.Stmt{Cmd: x})
+	prep := prepCmds[name] && p.prepares(x)
+	return len(p.in(x)) > 0 || prep || shellState || p.readsSource(&syntax.Stmt{Cmd: x})
+}
+
+// buildPaths are what a unit or chain of the source build works on: the
+// absolute paths its commands with findings name (the clone's directory,
+// where it installs), and the variables it sets itself (GOPATH=$(mktemp
+// -d) of podman's chain).
+type buildPaths struct {
+	paths []string
+	vars  map[string]bool
+}
+
+func (p *shPlan) buildScope(n syntax.Node) *buildPaths {
+	b := &buildPaths{vars: map[string]bool{}}
+	syntax.Walk(n, func(m syntax.Node) bool {
+		switch x := m.(type) {
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 || len(p.in(x)) == 0 {
+				return true
+			}
+			for _, w := range x.Args[1:] {
+				if l := literalText(w); strings.HasPrefix(l, "/") {
+					b.paths = append(b.paths, strings.TrimRight(l, "/"))
+				}
+			}
+		case *syntax.Assign:
+			if x.Name != nil {
+				b.vars[x.Name.Value] = true
+			}
+		}
+		return true
+	})
+	return b
+}
+
+// prepares reports whether a preparing command (cd, mkdir, rm, echo …)
+// works only on what the source build works on: each argument an option,
+// a relative path (inside the clone it changed into), a path at or below
+// one its steps name, or a variable it sets or that is the source
+// build's. `mkdir -p /var/lib/app` beside the build is other work (the
+// red team's: a later step needs it).
+func (p *shPlan) prepares(x *syntax.CallExpr) bool {
+	name := x.Args[0].Lit()
+	if name != "mkdir" && name != "rm" || p.scope == nil {
+		// cd, pushd, popd, ls and echo change no file (what a cd
+		// changes in the shell is weighed apart).
+		return true
+	}
+	for _, w := range x.Args[1:] {
+		l := literalText(w)
+		switch {
+		case strings.HasPrefix(l, "-"):
+		case l != "" && !strings.HasPrefix(l, "/") && !strings.Contains(l, ".."):
+		case l != "" && p.scope.under(strings.TrimRight(l, "/")), scratch(l):
+		case l == "" && p.scope.ownVar(w, p):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (b *buildPaths) under(path string) bool {
+	for _, bp := range b.paths {
+		if path == bp || strings.HasPrefix(path, bp+"/") || strings.HasPrefix(bp, path+"/") && strings.Count(path, "/") > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// ownVar reports whether a word starts with a variable the scope sets or
+// that is the source build's ("$GOPATH/src/…", "${MC_DIR}").
+func (b *buildPaths) ownVar(w *syntax.Word, p *shPlan) bool {
+	var first syntax.WordPart
+	if len(w.Parts) > 0 {
+		first = w.Parts[0]
+	}
+	if dq, ok := first.(*syntax.DblQuoted); ok && len(dq.Parts) > 0 {
+		first = dq.Parts[0]
+	}
+	pe, ok := first.(*syntax.ParamExp)
+	return ok && pe.Param != nil && (b.vars[pe.Param.Value] || p.srcVar(pe.Param.Value))
 }
 
 // hasStep reports whether a finding of the source build's steps (a
@@ -312,4 +397,15 @@ func stepRules(fs []finding.Finding) []bool {
 		out[i] = f.Name == ruleStep
 	}
 	return out
+}
+
+// scratch reports whether a path is a temporary directory's (/tmp,
+// /var/tmp): what a build makes or removes there is its own.
+func scratch(path string) bool {
+	for _, t := range []string{"/tmp", "/var/tmp"} {
+		if path == t || strings.HasPrefix(path, t+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -268,8 +268,9 @@ func (p *shPlan) unit(st *syntax.Stmt, why string) bool {
 	p.unitSites = map[string]int{}
 	countSets(st, p.fn, func(k string) { p.unitSites[k]++ })
 	p.inUnit = len(p.in(st)) > 0
+	p.scope = p.buildScope(st)
 	about := p.about(body)
-	p.inUnit = false
+	p.inUnit, p.scope = false, nil
 	if about || p.opt.Unsafe {
 		return p.remove(st)
 	}
@@ -348,8 +349,8 @@ func (p *shPlan) callAbout(st *syntax.Stmt, c *syntax.CallExpr) bool {
 		// cd into the clone, mkdir, rm of it: in a unit that runs only
 		// with the source build, they prepare its steps (issue 32:
 		// timescaledb-docker-ha's `cd /build/pgvector` between the
-		// clone and make install).
-		return len(st.Redirs) == 0 && p.pureSubst(st, 0)
+		// clone and make install), when they work on what it works on.
+		return len(st.Redirs) == 0 && p.pureSubst(st, 0) && p.prepares(c)
 	case p.funcs[name]:
 		return len(st.Redirs) == 0 && (p.recordsOnly(name, 0) || p.pureStmts([]*syntax.Stmt{st}, 0))
 	}

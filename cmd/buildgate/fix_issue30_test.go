@@ -68,35 +68,40 @@ func TestFixKeepsWhatTheImageDoes(t *testing.T) {
 		"RUN if [ \"${INSTALL_MOONCAKE}\" = \"1\" ]; then \\\n        apt-get install -y ./libionic1.deb; \\\n    fi\n\n" +
 		"RUN pip install --no-cache-dir msgpack quart\n"
 	dir := writeTree(t, map[string]string{"docker/Dockerfile": df})
-	if r := runBin(t, dir, "lint", "--root", "."); !strings.Contains(r.stdout, "fixable with `buildgate fix` (1 more with --unsafe-fixes)") {
+	// Issue 32 (red team): the gated RUN also installs system packages,
+	// which later steps may need: its removal, and the switch's, are
+	// unsafe; the safe fix only adds the pin where the image installs
+	// its Python tools.
+	if r := runBin(t, dir, "lint", "--root", "."); !strings.Contains(r.stdout, "1 fixable with `buildgate fix` (6 more with --unsafe-fixes)") {
 		t.Errorf("lint:\n%s", r.stdout)
 	}
 	r := runBin(t, dir, "fix", "--root", ".")
 	b, _ := os.ReadFile(filepath.Join(dir, "docker/Dockerfile"))
 	got := string(b)
-	for _, want := range []string{"ARG INSTALL_MOONCAKE=1", "libionic1", `quart "mooncake-transfer-engine-rocm>=0.3.13"`} {
+	for _, want := range []string{"ARG INSTALL_MOONCAKE=1", "libionic1", `quart "mooncake-transfer-engine-rocm>=0.3.13"`, "git clone", "rdma-core"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("lost %q:\n%s", want, got)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "requirements/rocm.txt")); err == nil {
+		t.Error("created requirements/rocm.txt, which the image does not read")
+	}
+	if r.code != 1 || !strings.Contains(r.stdout, "also does other work (`apt-get install -y --no-install-recommends libibverbs-dev rdma-core`)") || !strings.Contains(r.stdout, "6 fixes more with --unsafe-fixes") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBin(t, dir, "fix", "--root", ".", "--unsafe-fixes")
+	b, _ = os.ReadFile(filepath.Join(dir, "docker/Dockerfile"))
+	got = string(b)
+	if r.code != 0 || strings.Contains(got, "INSTALL_MOONCAKE") || strings.Contains(got, "RDMA provider") {
+		t.Errorf("--unsafe-fixes: exit %d\n%s%s\n%s", r.code, r.stdout, r.stderr, b)
 	}
 	for _, gone := range []string{"MOONCAKE_REPO", "==== Mooncake", "/usr/local/go/bin", "git clone"} {
 		if strings.Contains(got, gone) {
 			t.Errorf("left %q:\n%s", gone, got)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "requirements/rocm.txt")); err == nil {
-		t.Error("created requirements/rocm.txt, which the image does not read")
-	}
 	if !strings.Contains(r.stderr, "note: line 8: the removed RUN also installed system packages (libibverbs-dev, rdma-core)") {
 		t.Errorf("no note of the system packages:\n%s", r.stderr)
-	}
-	if r.code != 1 || !strings.Contains(r.stdout, "1 remaining") || !strings.Contains(r.stdout, "1 fix more with --unsafe-fixes") || !strings.Contains(r.stdout, "unsafe fix: removing this switch also stops the RUN at line") {
-		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	r = runBin(t, dir, "fix", "--root", ".", "--unsafe-fixes")
-	b, _ = os.ReadFile(filepath.Join(dir, "docker/Dockerfile"))
-	if r.code != 0 || strings.Contains(string(b), "INSTALL_MOONCAKE") || strings.Contains(string(b), "RDMA provider") {
-		t.Errorf("--unsafe-fixes: exit %d\n%s%s\n%s", r.code, r.stdout, r.stderr, b)
 	}
 }
 
