@@ -116,6 +116,10 @@ type RuleError struct {
 	// too large, too many findings): the run stops (exit 2) rather than
 	// report the rule as failed.
 	Bound bool
+	// Shape: what the rule gave is not a set of findings (`deny[msg]`
+	// builds an object in Rego v1, `deny := "x"` a string, an element
+	// neither a string nor an object with msg): the rule's own failure.
+	Shape bool
 }
 
 // Runtime reports whether the error is a runtime error of the policy
@@ -123,6 +127,9 @@ type RuleError struct {
 // what a user rule's evaluation reports as its own failure (issue 32),
 // not a bound buildgate set.
 func (e *RuleError) Runtime() bool {
+	if e.Shape {
+		return true
+	}
 	if e.Bound {
 		return false
 	}

@@ -93,6 +93,13 @@ func Failed(re *RuleError) finding.Finding {
 	if line > 0 {
 		where = fmt.Sprintf("%s:%d", file, line)
 	}
+	if file != re.Rule.File && re.Rule.File != "" {
+		// The error is in a module the rule calls (the built-in
+		// library, a shared module): the finding stays at the rule's
+		// own file, the message says where it failed.
+		where = fmt.Sprintf("%s (in %s, which the rule calls)", re.Rule.File, where)
+		file, line, col = re.Rule.File, 0, 0
+	}
 	f := finding.Finding{
 		Rule: re.Rule.ID, Name: re.Rule.Name, Severity: finding.SeverityError,
 		Message: cut(fmt.Sprintf("the rule failed at run time, so what it checks was not checked: %s: %s (fix the policy; its other findings are unknown)", where, re.Message())),
@@ -353,14 +360,18 @@ func (e *Engine) evalQuery(ctx context.Context, q *query, val ast.Value, place f
 	var out []finding.Finding
 	for _, b := range q.bindings {
 		r := e.rules[b.rule]
-		items, _ := rs[0].Bindings[b.v].([]any)
+		raw, present := rs[0].Bindings[b.v]
+		items, isSet := raw.([]any)
+		if present && raw != nil && !isSet {
+			return nil, &RuleError{Rule: r, Shape: true, Err: fmt.Errorf("%s is %s, not a set of findings: write `%s contains {\"msg\": …} if {…}` (in Rego v1 `%s[x] if …` builds an object)", b.set, shapeOf(raw), b.set, b.set)}
+		}
 		if len(items) > maxFindings {
 			return nil, &RuleError{Rule: r, Bound: true, Err: fmt.Errorf("%d findings in one evaluation, more than the %d a rule may give (a bound: see docs/robustness.md)", len(items), maxFindings)}
 		}
 		for _, item := range items {
 			f, loc, err := toFinding(r, b.set, item)
 			if err != nil {
-				return nil, err
+				return nil, &RuleError{Rule: r, Shape: true, Err: err}
 			}
 			if f.Path == "" && loc != nil {
 				f.Path = place(loc)
@@ -524,4 +535,19 @@ func toPos(v any) (loader.Pos, error) {
 		p.EndLine, p.EndColumn = p.Line, p.Column
 	}
 	return p, nil
+}
+
+// shapeOf names the JSON type of a value a rule gave.
+func shapeOf(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "a set"
+	}
+	return "a number"
 }

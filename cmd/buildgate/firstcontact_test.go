@@ -184,6 +184,23 @@ deny contains "a word starts with x" if {
 	if r.code != 1 || !strings.Contains(r.stdout, `"path": ""`) || !strings.Contains(r.stdout, "bad.rego:15: eval_type_error") {
 		t.Errorf("a failing policy outside the root: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// A rule that gives no set of findings (Rego v1's `deny[msg]` builds
+	// an object) or an element that is no finding fails alone; an error
+	// inside the built-in library it calls is placed at the rule's file.
+	shapes := writeTree(t, map[string]string{
+		"object.rego": "package buildgate.rules.user.object\n\ndeny[msg] if {\n\tmsg := \"x\"\n}\n",
+		"number.rego": "package buildgate.rules.user.number\n\ndeny contains 42 if true\n",
+		"lib.rego":    "package buildgate.rules.user.inlib\n\nimport data.buildgate.lib\n\ndeny contains \"x\" if {\n\tsome d in input.documents\n\tsome st in d.stages\n\tcount(lib.name_parts(st.platform)) > 0\n}\n",
+	})
+	r = runBin(t, repo, "lint", "--policy", policy, "--policy", shapes, "--format", "json")
+	for _, want := range []string{"deny is an object, not a set of findings", "a finding must be a string or an object with msg, got 42", `(in lib/buildgate.rego:`} {
+		if r.code != 1 || !strings.Contains(r.stdout, want) {
+			t.Errorf("a rule of the wrong shape: exit %d, want %q\n%s%s", r.code, want, r.stdout, r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout, `"path": "lib/buildgate.rego"`) {
+		t.Errorf("a failure placed in the built-in library:\n%s", r.stdout)
+	}
 	// conftest's `package main` would never run: an error, not a pass.
 	main := writeTree(t, map[string]string{"p/main.rego": "package main\n\ndeny contains \"x\" if {\n\tfalse\n}\n"})
 	if r := runBin(t, repo, "lint", "--policy", filepath.Join(main, "p")); r.code != 2 || !strings.Contains(r.stderr, "buildgate evaluates only the rules under data.buildgate.rules") {

@@ -18,7 +18,9 @@ func ChangedLines(set *changes.Set, rules []finding.Rule, n *int) Step {
 		locked[r.ID] = r.Locked
 	}
 	return SetAside("changed lines", func(f finding.Finding) bool {
-		return set != nil && f.Path != "" && !repoLevel[f.Rule] && !set.Touches(f.Path, f.Pos.Line, f.Pos.EndLine) &&
+		// A rule that failed at run time checked nothing: its failure is
+		// the run's, reported whatever lines changed (issue 32).
+		return set != nil && f.Path != "" && !f.Failed && !repoLevel[f.Rule] && !set.Touches(f.Path, f.Pos.Line, f.Pos.EndLine) &&
 			(!locked[f.Rule] || !set.HasFile(f.Path))
 	}, n)
 }

@@ -34,3 +34,24 @@ func TestChangedLines(t *testing.T) {
 		t.Errorf("without a change every finding stays: %s", ids(got))
 	}
 }
+
+// Issue 32 (red team): a user rule that failed at run time checked
+// nothing; neither a change's lines nor a baseline hides its failure.
+func TestFailedRulesAreNeverSetAside(t *testing.T) {
+	diff := "diff --git a/p b/p\n--- a/p\n+++ b/p\n@@ -2,0 +3,2 @@\n+x\n+y\n"
+	set, err := changes.FromDiff([]byte(diff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := f("U", "policies/u.rego", 7, "error")
+	failed.Failed = true
+	n := 0
+	if got := Run([]finding.Finding{failed}, ChangedLines(set, nil, &n)); len(got) != 1 || n != 0 {
+		t.Errorf("changed lines: kept %s, set aside %d", ids(got), n)
+	}
+	failed.Fingerprint = "fp"
+	b := &Baseline{fingerprints: map[string]bool{"fp": true}, byMessage: map[[3]string]bool{{failed.Rule, failed.Path, failed.Message}: true}}
+	if got := Run([]finding.Finding{failed}, InBaseline(b, &n)); len(got) != 1 {
+		t.Errorf("baseline: kept %s", ids(got))
+	}
+}
