@@ -314,6 +314,9 @@ func (p *parser) migrations(n *yaml.Node) ([]Migration, error) {
 				return err
 			},
 			"minimum": func(v *yaml.Node) error {
+				if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+					return nil // optional: no minimum
+				}
 				s, err := p.str(v, "minimum")
 				if err != nil {
 					return err

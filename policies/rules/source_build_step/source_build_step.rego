@@ -44,6 +44,8 @@ published_fix(m, c) := {"fix": {
 	some r in c.pip.requirements
 	r.pos == c.fetch.url.pos
 	unnamed_or_package(m, r)
+	not r.editable # -e takes a path or a VCS URL, never a requirement
+	not contains(r.raw, "subdirectory=") # another project of the repository
 } else := {}
 
 unnamed_or_package(_, r) if r.name == ""

@@ -186,3 +186,17 @@ test_pipeline_repository_spelled_with_an_escape if {
 	])
 	fx.lines(got) == {3, 5}
 }
+
+# Issue 32: a pip install of the package's source URL gets the published
+# pin in its place, but not an editable install (pip's -e takes no
+# requirement) nor a subdirectory of the repository (another project).
+test_published_fix if {
+	fixes := {f.pos.line: object.get(f, "fix", null) | some f in rule.deny} with input as fx.one("shell", "f", [
+		"pip install git+https://github.com/kvcache-ai/Mooncake@v0.3",
+		"pip install -e git+https://github.com/kvcache-ai/Mooncake@v0.3#egg=mooncake",
+		"pip install 'git+https://github.com/kvcache-ai/Mooncake@v0.3#subdirectory=mooncake-wheel'",
+	])
+	fixes[1].replacement == "\"mooncake-transfer-engine-rocm>=0.3.13\""
+	fixes[2] == null
+	fixes[3] == null
+}
