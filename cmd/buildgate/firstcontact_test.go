@@ -36,7 +36,7 @@ func TestNamedFilesReadByTheirText(t *testing.T) {
 		"docker/base.image":   "# syntax=docker/dockerfile:1\n" + flashAttnStage,
 		"ci/build":            "set -e\ngit clone https://github.com/Dao-AILab/flash-attention.git fa\ncd fa && python3 setup.py install\n",
 		"deps/cuda.in":        "flash-attn==2.0.4 ; sys_platform == 'linux'\n--extra-index-url https://pypi.org/simple\n",
-		"bake/images.build":   "variable \"TAG\" {\n  default = \"x\"\n}\ntarget \"flash-attn-wheel\" {\n  dockerfile = \"docker/base.image\"\n}\n",
+		"bake/images.build":   "variable \"TAG\" {\n  default = \"x\"\n}\ntarget \"wheels\" {\n  dockerfile = \"docker/base.image\"\n  target = \"flash-attn-builder\"\n}\n",
 		"notes/readme.txt.md": "Flash attention is fast.\n",
 	})
 	for _, c := range []struct {
@@ -44,7 +44,7 @@ func TestNamedFilesReadByTheirText(t *testing.T) {
 	}{
 		{"docker/base.image", "docker/base.image:4:14: error: stage `flash-attn-builder`"},
 		{"deps/cuda.in", "deps/cuda.in:1:11: error:"},
-		{"bake/images.build", "bake/images.build:4:8: error: bake target `flash-attn-wheel`"},
+		{"bake/images.build", "bake/images.build:4:8: error: bake target `wheels`"},
 	} {
 		r := runBin(t, repo, "lint", c.path)
 		if r.code != 1 || !strings.Contains(r.stdout, c.want) {

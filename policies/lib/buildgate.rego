@@ -213,25 +213,22 @@ package_name(m, s) if {
 
 package_name(m, s) if {
 	some n in array.concat([m.package], object.get(m, "variants", []))
-	prefix := concat("", [pep503.normalize(n), "-"])
-	ns := pep503.normalize(s)
-	startswith(ns, prefix)
-	regex.match(`^v?[0-9]`, substring(ns, count(prefix), -1))
+	regex.match(sprintf(`(?i)^%s[-_]v?[0-9]+(\.[0-9A-Za-z]+)+([-_+.].*)?$`, [concat(`[-_.]`, name_parts(n))]), s)
+}
+
+package_name(m, s) if {
+	some n in array.concat([m.package], object.get(m, "variants", []))
+	startswith(pep503.normalize(s), concat("", [pep503.normalize(n), "-"]))
+	regex.match(`(?i)\.(whl|tar\.gz|zip|egg)$`, s)
 }
 
 # source_build_name reports whether s names a stage, target or similar of
-# the source build: an identifier with a name token, or named after the
-# package with another part, that is not the published package's name.
+# the source build: an identifier with a name token that is not the
+# published package's name. (A stage named after the package itself is
+# weighed with what it does: sourcebuild.stage_named.)
 source_build_name(m, s) if {
 	identifier(s)
 	has_token(m, s)
-	not package_name(m, s)
-	not allowed(m, s)
-}
-
-source_build_name(m, s) if {
-	identifier(s)
-	package_named(m, s)
 	not package_name(m, s)
 	not allowed(m, s)
 }
@@ -241,8 +238,15 @@ source_build_name(m, s) if {
 # (flash-attn-builder, build_flash_attn), the package's parts run together
 # (flashattn_build) or, for a name of two parts or more, their initials
 # (build_fa for flash-attn), beside at least one other part. The bare
-# package name is the published wheel's, never a stage's.
-package_named(m, s) if {
+# package name, alone or with a version, is the published wheel's. A
+# name alone is weak evidence: a stage so named is the source build's
+# only when it builds (sourcebuild.stage_named), and by the initials
+# only when it also names the package's repository.
+package_named(m, s) if strongly_named(m, s)
+
+package_named(m, s) if initials_named(m, s)
+
+strongly_named(m, s) if {
 	parts := name_parts(s)
 	pp := package_parts[m.package]
 	count(parts) > count(pp)
@@ -250,11 +254,20 @@ package_named(m, s) if {
 	array.slice(parts, i, i + count(pp)) == pp
 }
 
-package_named(m, s) if {
+strongly_named(m, s) if {
+	pp := package_parts[m.package]
+	count(pp) > 1
 	parts := name_parts(s)
 	count(parts) > 1
-	some short in package_short_names[m.package]
-	short in parts
+	concat("", pp) in parts
+}
+
+initials_named(m, s) if {
+	pp := package_parts[m.package]
+	count(pp) > 1
+	parts := name_parts(s)
+	count(parts) > 1
+	concat("", [substring(p, 0, 1) | some p in pp]) in parts
 }
 
 package_parts := {m.package: name_parts(m.package) | some m in migrations}
@@ -265,14 +278,6 @@ package_parts := {m.package: name_parts(m.package) | some m in migrations}
 names_package(m, s) if has_token(m, s)
 
 names_package(m, s) if package_named(m, s)
-
-# package_short_names are the one-part spellings of a package of several
-# parts: its parts run together (flashattn) and its initials (fa).
-package_short_names := {m.package: {concat("", pp), concat("", [substring(p, 0, 1) | some p in pp])} |
-	some m in migrations
-	pp := name_parts(m.package)
-	count(pp) > 1
-}
 
 # compound_source_build_name is a source-build name with more than the bare
 # token ("mooncake_source", not "mooncake"): a bare word in a command line

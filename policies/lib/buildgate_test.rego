@@ -101,18 +101,25 @@ fa := {"package": "flash-attn", "names": [], "variants": []}
 test_package_named_stages if check_package_named_stages with input as {"config": {"migrations": [fa, fx.migration]}}
 
 check_package_named_stages if {
-	lib.source_build_name(fa, "flash-attn-builder")
-	lib.source_build_name(fa, "build_flash_attn")
-	lib.source_build_name(fa, "flashattn-wheel")
-	lib.source_build_name(fa, "build_fa")
-	lib.source_build_name(fa, "FA-Builder")
-	not lib.source_build_name(fa, "flash-attn")
-	not lib.source_build_name(fa, "flash_attn-2.0.8-cp310-cp310-linux_x86_64.whl")
-	not lib.source_build_name(fa, "fa")
-	not lib.source_build_name(fa, "flash-builder")
-	not lib.source_build_name(fa, "fast-builder")
-	lib.source_build_name(fx.migration, "mooncake-transfer-engine-rocm-builder")
-	not lib.source_build_name(fx.migration, "mooncake-transfer-engine-rocm")
+	lib.strongly_named(fa, "flash-attn-builder")
+	lib.strongly_named(fa, "build_flash_attn")
+	lib.strongly_named(fa, "flashattn-wheel")
+	lib.strongly_named(fa, "flash_attn_3_builder")
+	lib.strongly_named(fa, "flash-attn-v2-builder")
+	lib.initials_named(fa, "build_fa")
+	lib.initials_named(fa, "FA-Builder")
+	not lib.package_named(fa, "flash-attn")
+	not lib.package_named(fa, "fa")
+	not lib.package_named(fa, "flash-builder")
+	not lib.package_named(fa, "fast-builder")
+	lib.package_name(fa, "flash-attn")
+	lib.package_name(fa, "flash_attn-2.0.8-cp310-cp310-linux_x86_64")
+	lib.package_name(fa, "flash_attn-2.0.8-cp310-cp310-linux_x86_64.whl")
+	not lib.package_name(fa, "flash-attn-v2-builder")
+	not lib.package_name(fa, "flash_attn_3_builder")
+	lib.strongly_named(fx.migration, "mooncake-transfer-engine-rocm-builder")
+	lib.package_name(fx.migration, "mooncake-transfer-engine-rocm")
+	not lib.source_build_name(fa, "flash-attn-builder") # a stage's evidence is what it does
 }
 
 # Issue 32: the allow list: names and variables never the source build's,

@@ -342,6 +342,65 @@ stage_named(m, st) if {
 	lib.source_build_name(m, st.name)
 }
 
+# A stage named after the package itself (flash-attn-builder,
+# marlin-kernels-builder, vllm-builder: issue 32) is the source build's
+# when it builds something (a wheel, a compile, a setup.py), and by the
+# package's initials (build_fa) only when it also names its repository
+# (directly or through an ARG whose default does). A stage that only
+# runs or tests the package (triton-server FROM the runtime image,
+# test_flash_attn importing it) is none.
+stage_named(m, st) if {
+	is_string(st.name)
+	st.name != ""
+	not lib.has_token(m, st.name)
+	lib.strongly_named(m, st.name)
+	not lib.package_name(m, st.name)
+	not lib.allowed(m, st.name)
+	stage_builds(st)
+}
+
+stage_named(m, st) if {
+	is_string(st.name)
+	st.name != ""
+	not lib.has_token(m, st.name)
+	not lib.strongly_named(m, st.name)
+	lib.initials_named(m, st.name)
+	not lib.allowed(m, st.name)
+	stage_builds(st)
+	stage_names_repository(m, st)
+}
+
+stage_builds(st) if {
+	some ins in st.instructions
+	is_object(ins.shell)
+	some c in ins.shell.commands
+	build_step(c)
+}
+
+stage_names_repository(m, st) if lib.mentions_repository(m, stage_text(st))
+
+stage_names_repository(m, st) if {
+	some n in repo_arg_names[m.package]
+	lib.expands(stage_text(st), n)
+}
+
+stage_text(st) := concat("\n", [t |
+	some ins in st.instructions
+	some t in array.concat([ins.original], [h.body | some h in object.get(ins, "heredocs", [])])
+])
+
+# repo_arg_names are the ARGs whose default names the package's
+# repository, in any Dockerfile (FA_REPO="https://github.com/…/flash-attention.git").
+repo_arg_names := {m.package: {a.name |
+	some d in input.documents
+	d.kind == "dockerfile"
+	some a in array.concat(object.get(d, "global_args", []), [a | some ins in lib.instructions(d); some a in ins.arg_defs])
+	is_string(a.default)
+	lib.mentions_repository(m, a.default)
+} |
+	some m in lib.migrations
+}
+
 # direct_stages are a Dockerfile's stages named for the source build, lower
 # case (buildkit compares stage names case-insensitively).
 direct_stages(m, d) := {lower(st.name) | some st in d.stages; stage_named(m, st)}

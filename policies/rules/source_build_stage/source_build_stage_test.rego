@@ -179,3 +179,28 @@ test_pipeline_targets if {
 		[".github/workflows/img.yml", 7, 19],
 	}
 }
+
+# Issue 32: a stage named after the package itself is the source build's
+# when it builds; by the initials only when it names the repository too.
+# A stage that runs or tests the package, or a TypeScript build whose
+# name shares the initials, is none (the red team's cases).
+test_package_named_stages if {
+	m := {"package": "flash-attn", "minimum": "2.0.8", "requirements": [], "variants": [], "names": [], "build_args": [], "repositories": ["github.com/Dao-AILab/flash-attention"], "scope": []}
+	got := rule.deny with input as {"config": {"migrations": [m]}, "documents": [buildgate.parse("dockerfile", "Dockerfile", concat("\n", [
+		"ARG FA_REPO=https://github.com/Dao-AILab/flash-attention.git", # 1
+		"FROM python AS flash-attn-builder", # 2: builds
+		"RUN git clone https://github.com/Dao-AILab/flash-attention && cd flash-attention && python setup.py bdist_wheel",
+		"FROM python AS build_fa", # 4: builds from the repository through its ARG
+		"ARG FA_REPO",
+		"RUN git clone ${FA_REPO} fa && cd fa && python setup.py bdist_wheel",
+		"FROM python AS test_flash_attn", # 7: only imports it
+		"RUN python -c 'import flash_attn'",
+		"FROM node:20 AS fa-build", # 9: another build sharing the initials
+		"RUN npm ci && make",
+		"FROM nvcr.io/flash-attn-server:1 AS flash-attn-server", # 11: no build at all
+		"FROM python",
+		"COPY --from=flash-attn-builder /d /d",
+		"COPY --from=fa-build /app /srv",
+	]))]}
+	fx.lines(got) == {2, 4, 13}
+}
