@@ -192,6 +192,7 @@ func Parse(name string, data []byte, base *Config) (*Config, error) {
 		"allow": func(n *yaml.Node) error {
 			var err error
 			allow, err = p.strs(n, "allow", p.allowEntry)
+			allow = allowPaths(allow)
 			return err
 		},
 	})
@@ -356,7 +357,11 @@ func (p *parser) migrations(n *yaml.Node) ([]Migration, error) {
 			"scope":           list(&m.Scope, "scope", p.glob),
 			"platform":        list(&m.Platform, "platform", p.platformWord),
 			"other_platforms": list(&m.OtherPlatforms, "other_platforms", p.platformWord),
-			"allow":           list(&m.Allow, "allow", p.allowEntry),
+			"allow": func(v *yaml.Node) error {
+				s, err := p.strs(v, "allow", p.allowEntry)
+				m.Allow = allowPaths(s)
+				return err
+			},
 			"indexes": list(&m.Indexes, "indexes", func(v *yaml.Node, s string) error {
 				if !strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "file://") {
 					return p.at(v, "index %q must be a URL (https://…)", s)

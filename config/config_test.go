@@ -125,7 +125,10 @@ func TestAllowAndOptionalMinimum(t *testing.T) {
 	if err != nil || len(d.Migrations) != 1 || len(d.Migrations[0].Allow) != 1 || len(Default().Migrations[0].Allow) != 0 {
 		t.Errorf("top-level allow on the default: %+v %v (the default must stay as it is)", d, err)
 	}
-	for _, bad := range []string{"allow: [\"a b\"]\n", "allow: [\"[\"]\n", "migrations:\n  - package: x\n    allow: [\"$X\"]\n"} {
+	if e, err := Parse("c.yaml", []byte("allow: [third_party/]\n"), Default()); err != nil || e.Migrations[0].Allow[0] != "third_party/**" {
+		t.Errorf("a directory: %+v %v", e, err)
+	}
+	for _, bad := range []string{"allow: [\"a b\"]\n", "allow: [\"[\"]\n", "migrations:\n  - package: x\n    allow: [\"$X\"]\n", "allow: [/third_party/**]\n", "allow: [./x/**]\n"} {
 		if _, err := Parse("c.yaml", []byte(bad), Default()); err == nil || !strings.Contains(err.Error(), "c.yaml:") {
 			t.Errorf("%q: %v", bad, err)
 		}

@@ -16,6 +16,8 @@ import (
 // (letters, digits, _ - .), or a path glob that compiles.
 func (p *parser) allowEntry(n *yaml.Node, s string) error {
 	switch {
+	case strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.Contains(s, "\\"):
+		return p.at(n, "allow entry %q: a path glob is slash-separated and relative to the root (third_party/**)", s)
 	case strings.ContainsAny(s, "/*?["):
 		return p.glob(n, s)
 	case !regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\-]*$`).MatchString(s):
@@ -169,4 +171,17 @@ func (p *parser) rules(n *yaml.Node) ([]RuleSetting, error) {
 		out = append(out, rs)
 	}
 	return out, nil
+}
+
+// allowPaths normalizes an allow list: a directory written with a
+// trailing slash (third_party/) means everything below it.
+func allowPaths(entries []string) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		if strings.HasSuffix(e, "/") {
+			e += "**"
+		}
+		out[i] = e
+	}
+	return out
 }

@@ -51,10 +51,13 @@ func DetectText(head []byte) (Kind, bool) {
 const DetectHead = 8 << 10
 
 var (
-	dockerfileFirstRe = regexp.MustCompile(`(?i)^\s*(from|arg)\s+\S`)
+	// A Dockerfile's first instruction as buildkit reads it: FROM with
+	// its flags, one image and an optional AS name, or ARG with names
+	// and defaults; not Python's `from os import path` nor prose.
+	dockerfileFirstRe = regexp.MustCompile(`(?i)^\s*(from(\s+--[a-z-]+=\S+)*\s+\S+(\s+as\s+\S+)?|arg\s+[A-Za-z_][A-Za-z0-9_]*(=\S*|="[^"]*")?(\s+[A-Za-z_][A-Za-z0-9_]*(=\S*)?)*)\s*$`)
 	hclBlockRe        = regexp.MustCompile(`^\s*(target|group|variable|function)\s+"[^"]*"\s*\{`)
 	yamlTopKeyRe      = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*|"[^"]*"|'[^']*')\s*:(\s|$)`)
-	requirementRe     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[A-Za-z0-9._,\s-]*\])?\s*(([<>=!~]=?|===)\s*[A-Za-z0-9.*+!_-]+\s*(,\s*([<>=!~]=?|===)\s*[A-Za-z0-9.*+!_-]+\s*)*)?(;.*|@\s*\S+.*)?(\s+--hash=\S+)*\s*(\\)?$`)
+	requirementRe     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[A-Za-z0-9._,\s-]*\])?\s*((===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*(,\s*(===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*)*)?(;.*|@\s*\S+.*)?(\s+--hash=\S+)*\s*(\\)?$`)
 	pipOptionRe       = regexp.MustCompile(`^(-[rcef]\s*\S|--(requirement|constraint|editable|find-links|index-url|extra-index-url|no-index|pre|trusted-host|prefer-binary|only-binary|no-binary|hash|use-feature|config-settings)\b)`)
 )
 

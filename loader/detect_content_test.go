@@ -30,6 +30,12 @@ func TestDetectText(t *testing.T) {
 		{"set -e\ngit clone x\n", ""},
 		{"name: x\nversion: 1\n", ""},
 		{"", ""},
+		// The red team's: Python, prose, an .env file.
+		{"from os import path\nimport sys\n", ""},
+		{"From the maintainers: thanks.\n", ""},
+		{"flash-attn=2.5.8\nTORCH=2\n", ""},
+		{"FROM --platform=$BUILDPLATFORM golang:1.22 AS build\n", KindDockerfile},
+		{"ARG A=1 B\nFROM x\n", KindDockerfile},
 		{"# only a comment\n", ""},
 	} {
 		got, ok := DetectText([]byte(c.text))

@@ -130,18 +130,20 @@ identifier(s) if regex.match(`^[A-Za-z0-9][A-Za-z0-9_.\-]*$`, s)
 migrations := object.get(input, ["config", "migrations"], [])
 
 # in_scope reports whether a path is one a migration looks at: in its
-# scope (all paths when it has none) and not a path its allow list
-# names.
+# scope (all paths when it has none).
+in_scope(m, _) if count(object.get(m, "scope", [])) == 0
+
 in_scope(m, path) if {
-	scoped(m, path)
-	not allowed_path(m, path)
-}
-
-scoped(m, _) if count(object.get(m, "scope", [])) == 0
-
-scoped(m, path) if {
 	some g in object.get(m, "scope", [])
 	glob.match(g, ["/"], path)
+}
+
+# source_scope reports whether the source-build rules (BG101-BG104) look
+# at a path: in scope, and not a path the allow list names (the pin rules
+# still read it: an allowed directory's requirements file is still pinned).
+source_scope(m, path) if {
+	in_scope(m, path)
+	not allowed_path(m, path)
 }
 
 # The allow list (issue 32) says what context cannot: names and variables

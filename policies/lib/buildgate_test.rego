@@ -135,6 +135,7 @@ check_allow_list if {
 	lib.source_build_name(m, "mooncake_source")
 	not lib.source_arg(m, "MOONCAKE_CACHE_DIR")
 	lib.source_arg(m, "MOONCAKE_CACHE_KEY")
-	not lib.in_scope(m, "third_party/mc/Dockerfile")
-	lib.in_scope(m, "docker/Dockerfile")
+	not lib.source_scope(m, "third_party/mc/Dockerfile")
+	lib.source_scope(m, "docker/Dockerfile")
+	lib.in_scope(m, "third_party/mc/Dockerfile") # the pin rules still read it
 }

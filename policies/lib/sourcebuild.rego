@@ -55,7 +55,7 @@ file_facts(m, d) := {
 	"cache_args": [n | is_relevant0(m, d); some n in declared_cache_args(m, d)],
 	"target_stages": [[t, lower(a.value)] |
 		d.kind == "hcl"
-		lib.in_scope(m, d.path)
+		lib.source_scope(m, d.path)
 		some t, b in d.targets
 		some a in b.attributes
 		a.name == "target"
@@ -70,7 +70,7 @@ is_relevant0(m, d) if {
 
 mentions_migration(m, d) if {
 	buildgate.source_contains(d.path, base_needles(m))
-	lib.in_scope(m, d.path)
+	lib.source_scope(m, d.path)
 } else := false
 
 # vendor is the platform a file's own words show: "platform" (the
@@ -78,11 +78,11 @@ mentions_migration(m, d) if {
 # code and none of the package's), undefined when it shows none.
 vendor(m, d) := "platform" if {
 	count(object.get(m, "platform", [])) > 0
-	lib.in_scope(m, d.path)
+	lib.source_scope(m, d.path)
 	may_show_platform(m, d.path)
 	buildgate.source_words(d.path, m.platform)
 } else := "other" if {
-	lib.in_scope(m, d.path)
+	lib.source_scope(m, d.path)
 	may_show_platform(m, d.path)
 	own_other_platform(m, d.path)
 }
@@ -186,7 +186,7 @@ relevant(m, path) if {
 	names := [n | some n in name_needles(m)]
 	count(names) > 0
 	buildgate.source_contains(path, names)
-	lib.in_scope(m, path)
+	lib.source_scope(m, path)
 	not other_platform(m, path)
 }
 
@@ -1030,9 +1030,27 @@ in_clone(m, path, dests, c) if {
 # patterns or relative to an unknown start, matched one by one.
 loose_dests := {m.package: {d.path: {x[0] | some x in dest_stages(m, d.path); loose_dest(x[0])} | some d in docs(m)} | some m in lib.migrations}
 
-worked_dirs(c) := array.concat([c.dir], object.get(c, "dirs", [])) if is_string(c.dir)
+worked_dirs(c) := array.concat(array.concat([c.dir], object.get(c, "dirs", [])), copied_from(c)) if is_string(c.dir)
 
-else := object.get(c, "dirs", [])
+else := array.concat(object.get(c, "dirs", []), copied_from(c))
+
+# copied_from are the directories a copy command (cp, install) takes what
+# it copies from, joined to its directory: `cp plugins/bin/* /usr/libexec/cni/`
+# from above the clone works on the clone (the red team's podman shape
+# with WORKDIR /src), as a cp run inside it does.
+copied_from(c) := [p |
+	c.name in {"cp", "install"}
+	is_string(c.dir)
+	count(c.words) > 2
+	some w in array.slice(c.words, 1, count(c.words) - 1)
+	is_string(w.value)
+	not startswith(w.value, "-")
+	not startswith(w.value, "/")
+	not contains(w.value, "..")
+	contains(w.value, "/")
+	dir := regex.replace(w.value, `/[^/]*$`, "")
+	p := trim_suffix(concat("/", [c.dir, dir]), "/.")
+]
 
 # ancestors are a path and the directories above it ("." above a
 # relative one).
@@ -1328,7 +1346,7 @@ declared_cache_args(m, d) := {n |
 # declared_args are the names a file declares or passes as build
 # arguments, read from the document alone (a file's facts cannot ask the
 # repository's table).
-declared_args(d) := (({a.name |
+declared_args(d) := ((({a.name |
 	d.kind == "dockerfile"
 	some ins in lib.instructions(d)
 	some a in ins.arg_defs
@@ -1349,7 +1367,27 @@ declared_args(d) := (({a.name |
 	some w in b.build_args
 	is_string(w.value)
 	n := split(w.value, "=")[0]
+}) | script_build_args(d)
+
+# script_build_args are the names a command's --build-arg NAME[=value]
+# passes (docker build, buildx, podman, buildah: the red team's `docker
+# build --build-arg TRITON_CACHE_DIR=/tmp/x` in a script).
+script_build_args(d) := {n |
+	some s in lib.scripts_of(d)
+	some c in s.script.commands
+	some i, w in c.words
+	is_string(w.value)
+	some v in build_arg_values(c, i, w.value)
+	n := split(v, "=")[0]
 }
+
+build_arg_values(c, i, v) := [c.words[i + 1].value] if {
+	v == "--build-arg"
+	count(c.words) > i + 1
+	is_string(c.words[i + 1].value)
+}
+
+build_arg_values(_, _, v) := [trim_prefix(v, "--build-arg=")] if startswith(v, "--build-arg=")
 
 # build_cache_use reports whether a use of a cache-key variable is the
 # build's: the build declares or passes it there, its name says it keys a

@@ -78,3 +78,11 @@ test_cache_directory_a_build_declares if {
 	])
 	fx.at(got) == {["Dockerfile", 2], ["ci.sh", 1], ["ci.sh", 2]}
 }
+
+test_cache_directory_a_script_passes if {
+	got := rule.deny with input as fx.input_of([
+		["shell", "ci.sh", ["export MOONCAKE_CACHE_DIR=/c", "docker build --build-arg MOONCAKE_CACHE_DIR=/tmp/x ."]],
+		["shell", "run.sh", ["docker run -e MOONCAKE_CACHE_DIR=/c img"]],
+	])
+	fx.at(got) == {["ci.sh", 1], ["ci.sh", 2], ["run.sh", 1]}
+}
