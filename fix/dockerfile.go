@@ -117,27 +117,8 @@ func dockerfile(path string, src []byte, fs []finding.Finding, opt Options, keep
 		}
 	}
 
-	// Stages: those whose FROM a stage finding names, and the chain built
-	// FROM them.
-	for _, st := range doc.Stages {
-		if st.Name != "" && p.flagged(ruleStage, st.Instructions[0].Pos) {
-			p.removed[strings.ToLower(st.Name)] = true
-		}
-	}
-	for _, st := range doc.Stages {
-		if p.removed[strings.ToLower(st.Name)] {
-			continue
-		}
-		if base := strings.ToLower(st.Base.Text); p.removed[base] {
-			return declineAll(fs, fmt.Sprintf("stage %q builds FROM %q, a stage of the source build, and is not part of it itself; remove or rebase it by hand", st.Name, st.Base.Text))
-		}
-	}
-	// The last stage is what `docker build` builds without --target: a
-	// removal that takes it changes what an untargeted build produces
-	// (the stage before it becomes the image, or is exported).
-	if len(doc.Stages) > 0 && doc.Stages[len(doc.Stages)-1].Name != "" && p.removed[strings.ToLower(doc.Stages[len(doc.Stages)-1].Name)] {
-		last := doc.Stages[len(doc.Stages)-1]
-		return declineAll(fs, fmt.Sprintf("stage %q is the last one, which a build without --target builds; removing it would change what such a build produces; remove it by hand", last.Name))
+	if why := p.removedStages(); why != "" {
+		return declineAll(fs, why)
 	}
 	p.planCopies()
 	p.sw = p.switches()
@@ -193,6 +174,30 @@ func dockerfile(path string, src []byte, fs []finding.Finding, opt Options, keep
 	}
 	plan.Notes = p.notes
 	return plan
+}
+
+// removedStages marks the stages whose FROM a stage finding names, and
+// says why the plan cannot be made ("" when it can): a kept stage built
+// FROM a removed one, or a removed last stage (what `docker build`
+// builds without --target: the stage before it would become the image).
+func (p *dockerPlan) removedStages() string {
+	for _, st := range p.doc.Stages {
+		if st.Name != "" && p.flagged(ruleStage, st.Instructions[0].Pos) {
+			p.removed[strings.ToLower(st.Name)] = true
+		}
+	}
+	for _, st := range p.doc.Stages {
+		if p.removed[strings.ToLower(st.Name)] {
+			continue
+		}
+		if base := strings.ToLower(st.Base.Text); p.removed[base] {
+			return fmt.Sprintf("stage %q builds FROM %q, a stage of the source build, and is not part of it itself; remove or rebase it by hand", st.Name, st.Base.Text)
+		}
+	}
+	if n := len(p.doc.Stages); n > 0 && p.doc.Stages[n-1].Name != "" && p.removed[strings.ToLower(p.doc.Stages[n-1].Name)] {
+		return fmt.Sprintf("stage %q is the last one, which a build without --target builds; removing it would change what such a build produces; remove it by hand", p.doc.Stages[n-1].Name)
+	}
+	return ""
 }
 
 type dockerPlan struct {
