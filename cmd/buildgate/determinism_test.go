@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +13,16 @@ import (
 
 func runEnv(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
+	return runWith(t, dir, env, nil, args...)
+}
+
+// runWith runs the binary in dir with more environment and, when not
+// nil, what it reads on standard input.
+func runWith(t *testing.T, dir string, env []string, stdin io.Reader, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
+	cmd.Stdin = stdin
 	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
