@@ -1375,6 +1375,7 @@ declared_args(d) := ((({a.name |
 script_build_args(d) := {n |
 	some s in lib.scripts_of(d)
 	some c in s.script.commands
+	c.name in {"docker", "podman", "buildah", "nerdctl", "buildctl", "depot"} # narrow before the words
 	some i, w in c.words
 	is_string(w.value)
 	some v in build_arg_values(c, i, w.value)
