@@ -30,6 +30,10 @@ type Plan struct {
 	// (system packages a removed RUN installed), for the person who runs
 	// fix to weigh.
 	Notes []string
+	// needed is the line of a kept instruction that uses what a removed
+	// step of the source build wrote (Dockerfile plans again, keeping
+	// the steps).
+	needed string
 }
 
 // Declined is a finding a fix does not answer, and why.
@@ -75,6 +79,12 @@ func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan
 			kept = &keepSteps{line: d.Finding.Pos.Line, unsafe: d.Unsafe}
 		}
 	}
+	if plan.needed != "" && kept == nil {
+		// A kept instruction uses what a removed step wrote (the red
+		// team's COPY --from=build /dist/ after the RUN that built
+		// /dist goes): the steps stay.
+		kept = &keepSteps{needs: plan.needed}
+	}
 	if kept == nil || !fixedStep || len(plan.Edits) == 0 {
 		return plan
 	}
@@ -97,6 +107,7 @@ func Dockerfile(path string, src []byte, fs []finding.Finding, opt Options) Plan
 type keepSteps struct {
 	line   int
 	unsafe bool
+	needs  string // or: why a kept instruction needs them
 }
 
 func dockerfile(path string, src []byte, fs []finding.Finding, opt Options, keep *keepSteps) Plan {
@@ -173,6 +184,9 @@ func dockerfile(path string, src []byte, fs []finding.Finding, opt Options, keep
 		}
 	}
 	plan.Notes = p.notes
+	if p.keep == nil {
+		plan.needed = p.outputUse(cut)
+	}
 	return plan
 }
 
@@ -269,6 +283,9 @@ func (p *dockerPlan) answer(pos finding.Pos, reason string) {
 func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string {
 	if p.keep != nil && p.flagged(ruleStep, ins.Pos) {
 		reason := fmt.Sprintf("the source build's step at line %d stays, and this one, whose work it may need, with it; fix them by hand", p.keep.line)
+		if p.keep.needs != "" {
+			reason = p.keep.needs + "; remove them together by hand"
+		}
 		if p.keep.unsafe {
 			reason = fmt.Sprintf("unsafe fix: the source build's step at line %d stays (it does other work), and this one, whose work it may need, with it; `buildgate fix --unsafe-fixes` removes them all", p.keep.line)
 		}

@@ -476,8 +476,12 @@ func (p *dockerPlan) ownTree(dir string, dests []string) bool {
 }
 
 // buildsHere reports whether a command builds or installs what is in its
-// directory, or only prepares that, naming no path outside it.
+// directory, or only prepares that, naming no path outside it and
+// writing no file by a redirection (`echo … >> /etc/passwd`).
 func buildsHere(c loader.ShellCommand) bool {
+	if writesFile(c) {
+		return false
+	}
 	for _, w := range c.Words[1:] {
 		t := cleanPath(w.Text)
 		if strings.HasPrefix(t, "/") || strings.Contains(t, "..") || strings.HasPrefix(t, "$") {

@@ -149,6 +149,27 @@ func TestDockerfileOtherProjects(t *testing.T) {
 			src:  "FROM b\nARG PGV\nRUN git clone https://x/pgvector /b && make -C /b install\nRUN echo \"A=1\" > /cfg; \\\n    echo \"V=${PGV} PG=${PG_VERSION}\" >> /cfg; \\\n    echo \"B=2\" >> /cfg\n",
 			fs:   []finding.Finding{at(ruleArg, 2, 5), at(ruleStep, 3, 5), at(ruleStep, 3, 41), at(ruleArg, 5, 16)},
 		},
+		// The red team's second round.
+		{
+			name: "a kept COPY of what a removed step wrote keeps the steps",
+			src:  "FROM p AS build\nRUN git clone https://x/flash-attention /src/fa && cd /src/fa && python setup.py bdist_wheel -d /dist\nFROM p\nCOPY --from=build /dist/ /wheels/\nRUN pip install einops\n",
+			fs:   []finding.Finding{at(ruleStep, 2, 5), at(ruleStep, 2, 67)},
+		},
+		{
+			name: "a one-line gated RUN that also adds a user stays",
+			src:  "FROM p\nARG BUILD_FA=1\nRUN if [ \"$BUILD_FA\" = \"1\" ]; then git clone https://x/flash-attention /fa && cd /fa && python setup.py install && useradd app; fi\nUSER app\n",
+			fs:   []finding.Finding{at(ruleArg, 2, 5), at(ruleStep, 3, 37), at(ruleStep, 3, 89)},
+		},
+		{
+			name: "a RUN in the copied tree that also writes /etc/passwd stays",
+			src:  "FROM p AS fa-builder\nRUN make\nFROM p\nCOPY --from=fa-builder /src/fa /workspace/fa\nRUN cd /workspace/fa && python setup.py install && echo \"app:x:1000:1000::/home/app:/bin/sh\" >> /etc/passwd\nUSER app\n",
+			fs:   []finding.Finding{at(ruleStage, 1, 9), at(ruleStage, 4, 6)},
+		},
+		{
+			name: "a record that alone writes its file stays",
+			src:  "FROM b\nARG FAV\nRUN git clone https://x/flash-attention /b && make -C /b install\nRUN echo \"A=1\" > /info; \\\n    echo \"FAV=${FAV}\" >> /etc/fa-version; \\\n    chmod 444 /etc/fa-version\n",
+			fs:   []finding.Finding{at(ruleArg, 2, 5), at(ruleStep, 3, 5), at(ruleStep, 3, 48), at(ruleArg, 5, 16)},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ package fix
 
 import (
 	"bytes"
+	"fmt"
 	"path"
 	"strings"
 
@@ -98,4 +99,76 @@ func (p *dockerPlan) stageWorkdir(i, line, depth int) (string, bool) {
 		}
 	}
 	return wd, true
+}
+
+// outputUse says which kept instruction uses a path a removed step of
+// the source build wrote ("" when none): a RUN holding a step that goes
+// whole names the absolute paths it writes (its clone's directory, the
+// `-d /dist` its wheels go to); a later instruction that stays and names
+// one (`COPY --from=build /dist/ /wheels/`, `pip install /dist/*.whl`)
+// would find nothing there.
+func (p *dockerPlan) outputUse(cut *lineCut) string {
+	all := p.allInstructions()
+	gone := func(ins loader.Instruction) bool {
+		for l := ins.Pos.Line; l <= max(ins.Pos.EndLine, ins.Pos.Line); l++ {
+			if !cut.cut[l] {
+				return false
+			}
+		}
+		return true
+	}
+	for i, ins := range all {
+		if ins.Cmd != "run" || ins.Shell == nil || !gone(ins) || !p.flagged(ruleStep, ins.Pos) || p.inRemovedStage(ins) {
+			continue
+		}
+		var written []string
+		for _, c := range ins.Shell.Commands {
+			for _, w := range writtenPaths(c) {
+				if t := cleanPath(w); strings.HasPrefix(t, "/") && len(t) > 1 && !strings.ContainsAny(t, "$*?") {
+					written = append(written, t)
+				}
+			}
+		}
+		for _, later := range all[i+1:] {
+			if gone(later) || p.inRemovedStage(later) {
+				continue
+			}
+			text := instructionText(later)
+			for _, w := range written {
+				if mentionsPath(text, w) {
+					return fmt.Sprintf("line %d uses %s, which the source build's step at line %d writes", later.Pos.Line, w, ins.Pos.Line)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// writtenPaths are the paths a command makes: a clone's directory, where
+// setup.py or pip puts the wheels it builds (-d, --dist-dir, -w,
+// --wheel-dir), a directory mkdir makes, where cp or mv copies to.
+func writtenPaths(c loader.ShellCommand) []string {
+	var out []string
+	ws := c.Words
+	switch {
+	case c.Fetch != nil && c.Fetch.Kind == "clone" && c.Fetch.Into != nil:
+		out = append(out, *c.Fetch.Into)
+	case c.Name == "mkdir":
+		for _, w := range ws[1:] {
+			if !strings.HasPrefix(w.Text, "-") {
+				out = append(out, w.Text)
+			}
+		}
+	case (c.Name == "cp" || c.Name == "mv") && len(ws) > 2:
+		out = append(out, ws[len(ws)-1].Text)
+	}
+	for i, w := range ws {
+		switch {
+		case (w.Text == "-d" || w.Text == "--dist-dir" || w.Text == "-w" || w.Text == "--wheel-dir") && i+1 < len(ws):
+			out = append(out, ws[i+1].Text)
+		case strings.HasPrefix(w.Text, "--dist-dir=") || strings.HasPrefix(w.Text, "--wheel-dir="):
+			out = append(out, w.Text[strings.Index(w.Text, "=")+1:])
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"path"
 	"strings"
 
 	"github.com/buildgate/buildgate/loader"
@@ -289,7 +290,7 @@ func (p *dockerPlan) otherWork(ins loader.Instruction) string {
 	}
 	var paths []string
 	for _, c := range ins.Shell.Commands {
-		if !p.any(c.Pos) {
+		if !p.anyIn(c.Pos) {
 			continue
 		}
 		for _, w := range c.Words[1:] {
@@ -299,7 +300,11 @@ func (p *dockerPlan) otherWork(ins loader.Instruction) string {
 		}
 	}
 	for _, c := range ins.Shell.Commands {
-		if p.any(c.Pos) || pureCmds[c.Name] && c.Name != "sed" || gitQuery(c) {
+		if writesFile(c) {
+			// echo … >> /etc/passwd: a file another step may read.
+			return strings.Join(wordTexts(c.Words), " ") + " >"
+		}
+		if p.anyIn(c.Pos) || pureCmds[c.Name] && c.Name != "sed" || gitQuery(c) || buildTool(c) {
 			continue
 		}
 		switch c.Name {
@@ -359,6 +364,50 @@ func gitQuery(c loader.ShellCommand) bool {
 			return true
 		}
 		return false
+	}
+	return false
+}
+
+// anyIn reports whether a finding starts inside pos (by offset: a
+// one-line `if …; then git clone … && useradd app; fi` holds findings on
+// the line of commands that have none).
+func (p *dockerPlan) anyIn(pos loader.Pos) bool {
+	s, e, err := Offsets(p.src, pos)
+	if err != nil {
+		return p.any(pos)
+	}
+	for _, o := range p.offs {
+		if o >= s && o < e {
+			return true
+		}
+	}
+	return false
+}
+
+// writesFile reports whether a command redirects its output into a file
+// (not /dev/null, not a descriptor).
+func writesFile(c loader.ShellCommand) bool {
+	for _, r := range c.Redirects {
+		if strings.Contains(r.Op, ">") && !strings.Contains(r.Op, "&") && r.Word != nil && r.Word.Text != "/dev/null" {
+			return true
+		}
+	}
+	return false
+}
+
+// buildTool reports whether a command is a build tool's (make, cmake,
+// ninja, go, cargo, a setup.py): in a gated RUN it is the source build's
+// compile, which lint reports where it runs in the clone.
+func buildTool(c loader.ShellCommand) bool {
+	switch path.Base(c.Name) {
+	case "make", "cmake", "ninja", "meson", "cargo", "go", "bazel", "scons", "configure":
+		return true
+	case "python", "python3":
+		for _, w := range c.Words[1:] {
+			if w.Text == "setup.py" {
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -271,7 +271,7 @@ func TestDockerfileToolPath(t *testing.T) {
 		{"a kept step unpacks it there", "FROM a\nENV BUILD_MC=1\nRUN curl -fsSL https://go.dev/dl/go.tgz | tar -C /usr/local -xz && ls /usr/local/go\nENV PATH=/usr/local/go/bin:${PATH}\n" + gated + "RUN echo done\n", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, _ := fixDockerfile(t, c.src, []finding.Finding{at(ruleArg, 2, 5), at(ruleStep, 5, 30)})
+			got, _ := fixDockerfile(t, c.src, []finding.Finding{at(ruleArg, 2, 5), at(ruleStep, 5, 39)})
 			if kept := strings.Contains(got, "ENV PATH"); kept != c.kept {
 				t.Errorf("ENV PATH kept %v, want %v:\n%s", kept, c.kept, got)
 			}

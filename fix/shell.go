@@ -51,13 +51,14 @@ func Shell(path string, src []byte, fs []finding.Finding, opt Options) Plan {
 		return true
 	})
 	var p *shPlan
+	writes := writesOf(f)
 	vars := map[string]bool{}
 	sites := map[string]int{}
 	countSets(f, "", func(k string) { sites[k]++ })
 	named := namedVars(f, offs)
 	steps := stepRules(fs)
 	for range 8 {
-		p = &shPlan{src: src, offs: offs, funcs: funcs, funcBody: bodies, vars: vars, set: map[string]bool{}, setN: map[string]int{}, names: map[string]map[string]bool{}, fixed: make([]bool, len(fs)),
+		p = &shPlan{src: src, offs: offs, funcs: funcs, funcBody: bodies, vars: vars, writes: writes, set: map[string]bool{}, setN: map[string]int{}, names: map[string]map[string]bool{}, fixed: make([]bool, len(fs)),
 			named: named, opt: opt, sites: sites, stepRule: steps, unsafe: map[int]string{}, loopVar: map[string]bool{},
 			cut: newLineCut(src, func(l []byte) bool { return l[0] == '#' })}
 		if len(f.Stmts) > 0 {
@@ -156,6 +157,7 @@ type shPlan struct {
 	statusKept bool
 	unitSites  map[string]int             // the assignments of the unit being weighed, as sites counts them
 	inUnit     bool                       // weighing the body of a unit that holds a finding
+	writes     []fileWrite                // the script's redirections into files
 	lastTop    *syntax.Stmt               // the script's last top-level statement
 	scope      *buildPaths                // what the unit or chain being weighed works on
 	stepRule   []bool                     // by finding: a source-build step's (clone, build)
@@ -397,7 +399,7 @@ func (p *shPlan) removable(st *syntax.Stmt) bool {
 	// record (`echo "PGVECTOR=${PGVECTOR}" >> /.image_config`,
 	// timescaledb-docker-ha's, issue 32) records only the source build
 	// when its words do: it goes with it.
-	if !appendsOnly(st.Redirs) || !p.pureSubst(st, 0) {
+	if !appendsOnly(st.Redirs) || !p.pureSubst(st, 0) || !p.writtenBefore(st.Redirs) {
 		return false
 	}
 	_, decl := st.Cmd.(*syntax.DeclClause)
@@ -536,4 +538,45 @@ func (p *shPlan) onlySourceVars(w *syntax.Word) bool {
 		return ok
 	})
 	return ok
+}
+
+// writtenBefore reports whether each file a command appends to is written
+// by an earlier redirection of the script: then the file is there
+// without the line (the red team's `echo "V=$V" >> /etc/fa-version` that
+// alone made the file a later `chmod` needs).
+func (p *shPlan) writtenBefore(rs []*syntax.Redirect) bool {
+	for _, r := range rs {
+		target := literalText(r.Word)
+		if target == "" {
+			return false
+		}
+		found := false
+		for _, w := range p.writes {
+			found = found || w.target == target && w.off < int(r.Pos().Offset())
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// fileWrite is a redirection of the script's output into a file.
+type fileWrite struct {
+	target string
+	off    int
+}
+
+// writesOf are the script's redirections into files, in order.
+func writesOf(f *syntax.File) []fileWrite {
+	var out []fileWrite
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if r, ok := n.(*syntax.Redirect); ok && (r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.Op == syntax.RdrClob) {
+			if t := literalText(r.Word); t != "" {
+				out = append(out, fileWrite{t, int(r.Pos().Offset())})
+			}
+		}
+		return true
+	})
+	return out
 }

@@ -356,7 +356,7 @@ stage_named(m, st) if {
 	lib.strongly_named(m, st.name)
 	not lib.package_name(m, st.name)
 	not lib.allowed(m, st.name)
-	stage_builds(st)
+	stage_builds_package(m, st)
 }
 
 stage_named(m, st) if {
@@ -368,6 +368,46 @@ stage_named(m, st) if {
 	not lib.allowed(m, st.name)
 	stage_builds(st)
 	stage_names_repository(m, st)
+}
+
+# stage_builds_package: the stage builds a Python package from a local
+# tree (setup.py, python -m build, pip wheel or install of a directory:
+# TGI's marlin kernels, axolotl's flash-attn), or compiles what it fetches
+# from the package's repository. A stage that compiles something else or
+# builds wheels of other projects from the index (the red team's
+# flash-attn-builder that only builds docs, flash-attn-deps with `pip wheel
+# einops`) is not the package's source build.
+stage_builds_package(_, st) if {
+	some ins in st.instructions
+	is_object(ins.shell)
+	some c in ins.shell.commands
+	wheel_build(c)
+}
+
+stage_builds_package(m, st) if {
+	stage_builds(st)
+	stage_names_repository(m, st)
+}
+
+wheel_build(c) if {
+	regex.match(`^python[0-9.]*$`, c.name)
+	some w in c.words
+	w.value in {"setup.py", "bdist_wheel"}
+}
+
+wheel_build(c) if {
+	regex.match(`^python[0-9.]*$`, c.name)
+	some i, w in c.words
+	w.value == "-m"
+	c.words[i + 1].value == "build"
+}
+
+wheel_build(c) if {
+	is_object(c.pip)
+	c.pip.op in {"install", "wheel"}
+	some r in c.pip.requirements
+	r.local_path != null
+	not endswith(lower(r.raw), ".whl")
 }
 
 stage_builds(st) if {

@@ -75,7 +75,7 @@ local_msg(m, r) := sprintf("`%s %s` pins a local version, which the package inde
 
 # An install command that installs the package from a URL, a VCS checkout
 # or a local file (a wheel dropped into the build context).
-deny contains object.union(lib.finding(x.doc, where(x.req), msg), published_fix(m, x.req)) if {
+deny contains object.union(lib.finding(x.doc, where(x.req), msg), published_fix(m, x)) if {
 	some m in lib.migrations
 	some x in install.package_installs(m)
 	not pin.from_index(x.req)
@@ -87,12 +87,18 @@ deny contains object.union(lib.finding(x.doc, where(x.req), msg), published_fix(
 # `name @ URL`, not editable, not a VCS checkout): the image keeps
 # installing the package once the stage that built the wheel goes
 # (issue 32). {} otherwise.
-published_fix(m, r) := {"fix": {
+published_fix(m, x) := {"fix": {
 	"description": sprintf("install the published %s instead", [pin.wanted(m)]),
 	"replacement": sprintf("\"%s\"", [replace(pin.wanted(m), " ", "")]),
-	"pos": where(r).pos,
+	"pos": where(x.req).pos,
 }} if {
+	r := x.req
 	r.vcs == ""
+
+	# A command that cannot reach the package index (--no-index,
+	# PIP_NO_INDEX, another --index-url) would not find the published
+	# wheel there: no fix (the red team's).
+	not index_elsewhere(x.call)
 	not r.editable
 	where(r).text == r.raw
 	endswith(lower(trim(r.raw, "\"'")), ".whl")
@@ -262,4 +268,9 @@ with_package(m, path) if {
 	some g in m.requirements
 	pin.carried(m, g)
 	path in pin.reachable(g)
+}
+
+index_elsewhere(call) if {
+	some o in object.get(call.pip, "options", [])
+	o.name in {"no-index", "index-url", "index", "default-index"}
 }

@@ -27,3 +27,20 @@ test_messages if {
 		"mooncake-transfer-engine-rocm is required from the local path `./wheels/mooncake_transfer_engine_rocm-0.3.13-py3-none-any.whl`, not from the package index; require the published wheel `mooncake-transfer-engine-rocm >= 0.3.13`",
 	}
 }
+
+# Issue 32: the published pin takes the place of the package's own wheel
+# in a command that reaches the package index; one that cannot (--no-index,
+# another index) gets no fix.
+test_published_fix_needs_the_index if {
+	fixes := {f.pos.line: object.get(f, "fix", null) |
+		some f in rule.deny
+		contains(f.msg, "the local path")
+	} with input as fx.one("shell", "f", [
+		"pip install /w/mooncake_transfer_engine_rocm-0.3.9-cp312-cp312-linux_x86_64.whl",
+		"pip install --no-index /w/mooncake_transfer_engine_rocm-0.3.9-cp312-cp312-linux_x86_64.whl",
+		"pip install --index-url https://example.com/simple /w/mooncake_transfer_engine_rocm-0.3.9-cp312-cp312-linux_x86_64.whl",
+	])
+	fixes[1].replacement == "\"mooncake-transfer-engine-rocm>=0.3.13\""
+	fixes[2] == null
+	fixes[3] == null
+}
