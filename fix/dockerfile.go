@@ -282,40 +282,13 @@ func (p *dockerPlan) answer(pos finding.Pos, reason string) {
 // and returns the ARG names it removes.
 func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string {
 	if p.keep != nil && p.flagged(ruleStep, ins.Pos) {
-		reason := fmt.Sprintf("the source build's step at line %d stays, and this one, whose work it may need, with it; fix them by hand", p.keep.line)
-		if p.keep.needs != "" {
-			reason = p.keep.needs + "; remove them together by hand"
-		}
-		if p.keep.unsafe {
-			reason = fmt.Sprintf("unsafe fix: the source build's step at line %d stays (it does other work), and this one, whose work it may need, with it; `buildgate fix --unsafe-fixes` removes them all", p.keep.line)
-		}
-		for i, f := range p.fs {
-			if within(f.Pos, ins.Pos) && !p.fixed[i] {
-				p.reason[i], p.unsafe[i] = reason, p.keep.unsafe
-			}
-		}
+		p.keepStep(ins)
 		return nil
 	}
 	// A RUN gated on a removed switch goes whether or not a finding names
 	// it (ATOM's ionic-provider step mentions no Mooncake name).
 	if dormant(ins, p.sw) {
-		if !p.any(ins.Pos) && !p.opt.Unsafe {
-			return nil // kept with its switch (unsafeSwitches)
-		}
-		if other := p.otherWork(ins); other != "" && !p.opt.Unsafe {
-			for i, f := range p.fs {
-				if within(f.Pos, ins.Pos) && !p.fixed[i] {
-					p.unsafe[i] = true
-					p.reason[i] = fmt.Sprintf("unsafe fix: the RUN runs only with the source build's switch but also does other work (`%s`), which later steps may need; `buildgate fix --unsafe-fixes` removes it", other)
-				}
-			}
-			return nil // kept with its switch (unsafeSwitches)
-		}
-		cut.remove(ins.Pos.Line, ins.Pos.EndLine)
-		p.answer(ins.Pos, "")
-		if pkgs := systemPackages(ins); len(pkgs) > 0 {
-			p.notes = append(p.notes, fmt.Sprintf("line %d: the removed RUN also installed system packages (%s); add back those the image still needs (the published wheel may need some at run time)", ins.Pos.Line, strings.Join(pkgs, ", ")))
-		}
+		p.dormantRun(cut, ins)
 		return nil
 	}
 	if !p.any(ins.Pos) {
@@ -351,6 +324,46 @@ func (p *dockerPlan) instruction(cut *lineCut, ins loader.Instruction) []string 
 		p.answer(ins.Pos, "no whole instruction of the source build to remove here; change it by hand")
 	}
 	return nil
+}
+
+// keepStep keeps an instruction holding a step of the source build, as
+// the plan's keep says (Dockerfile).
+func (p *dockerPlan) keepStep(ins loader.Instruction) {
+	reason := fmt.Sprintf("the source build's step at line %d stays, and this one, whose work it may need, with it; fix them by hand", p.keep.line)
+	if p.keep.needs != "" {
+		reason = p.keep.needs + "; remove them together by hand"
+	}
+	if p.keep.unsafe {
+		reason = fmt.Sprintf("unsafe fix: the source build's step at line %d stays (it does other work), and this one, whose work it may need, with it; `buildgate fix --unsafe-fixes` removes them all", p.keep.line)
+	}
+	for i, f := range p.fs {
+		if within(f.Pos, ins.Pos) && !p.fixed[i] {
+			p.reason[i], p.unsafe[i] = reason, p.keep.unsafe
+		}
+	}
+}
+
+// dormantRun plans a RUN gated on a removed switch: it goes, unless it
+// names no part of the source build or also does other work (then it
+// stays with its switch, an unsafe fix).
+func (p *dockerPlan) dormantRun(cut *lineCut, ins loader.Instruction) {
+	if !p.any(ins.Pos) && !p.opt.Unsafe {
+		return // kept with its switch (unsafeSwitches)
+	}
+	if other := p.otherWork(ins); other != "" && !p.opt.Unsafe {
+		for i, f := range p.fs {
+			if within(f.Pos, ins.Pos) && !p.fixed[i] {
+				p.unsafe[i] = true
+				p.reason[i] = fmt.Sprintf("unsafe fix: the RUN runs only with the source build's switch but also does other work (`%s`), which later steps may need; `buildgate fix --unsafe-fixes` removes it", other)
+			}
+		}
+		return // kept with its switch (unsafeSwitches)
+	}
+	cut.remove(ins.Pos.Line, ins.Pos.EndLine)
+	p.answer(ins.Pos, "")
+	if pkgs := systemPackages(ins); len(pkgs) > 0 {
+		p.notes = append(p.notes, fmt.Sprintf("line %d: the removed RUN also installed system packages (%s); add back those the image still needs (the published wheel may need some at run time)", ins.Pos.Line, strings.Join(pkgs, ", ")))
+	}
 }
 
 // argInstruction plans an ARG a finding names and returns the names it
