@@ -25,6 +25,7 @@ deny contains lib.finding(d, u.el, msg) if {
 	some d in sb.docs(m)
 	some u in sb.arg_uses(m, d.path)
 	u.name in m.build_args
+	not lib.allowed(m, u.name)
 	not lib.cache_arg(u.name)
 	not other_stage(m, d, u)
 	msg := sprintf("`%s` is a build argument of the %s source build; remove it and %s", [u.name, m.package, lib.remedy(m)])
