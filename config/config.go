@@ -328,7 +328,7 @@ func (p *parser) migrations(n *yaml.Node) ([]Migration, error) {
 				m.Minimum = s
 				return nil
 			},
-			"requirements": list(&m.Requirements, "requirements", p.relPath),
+			"requirements": list(&m.Requirements, "requirements", p.requirementsPath),
 			"variants": list(&m.Variants, "variants", func(v *yaml.Node, s string) error {
 				if !projectRe.MatchString(s) {
 					return p.at(v, "variant %q is not a valid project name", s)

@@ -134,3 +134,17 @@ func TestAllowAndOptionalMinimum(t *testing.T) {
 		}
 	}
 }
+
+// Issue 32: a pin in pyproject.toml (TGI's) is not a requirements file:
+// refused with the way out, not read as requirement lines.
+func TestRequirementsAreRequirementsFiles(t *testing.T) {
+	for _, bad := range []string{"server/pyproject.toml", "setup.cfg", "uv.lock"} {
+		_, err := Parse("c.yaml", []byte("migrations:\n  - package: x\n    requirements: ["+bad+"]\n"), nil)
+		if err == nil || !strings.Contains(err.Error(), "is not a pip requirements file") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	if _, err := Parse("c.yaml", []byte("migrations:\n  - package: x\n    requirements: [requirements/rocm.txt, deps/cuda.in]\n"), nil); err != nil {
+		t.Error(err)
+	}
+}

@@ -185,3 +185,21 @@ func allowPaths(entries []string) []string {
 	}
 	return out
 }
+
+// requirementsPath checks a path of `requirements:`: a file pip reads
+// with -r. A pyproject.toml, setup.cfg, setup.py or lock file holds pins
+// in another format, which buildgate would read as requirement lines
+// (and a fix would append one to): refused, saying so (issue 32: TGI's
+// pins live in server/pyproject.toml).
+func (p *parser) requirementsPath(n *yaml.Node, s string) error {
+	if err := p.relPath(n, s); err != nil {
+		return err
+	}
+	base := strings.ToLower(s[strings.LastIndex(s, "/")+1:])
+	for _, ext := range []string{".toml", ".cfg", ".py", ".lock", ".json", ".yaml", ".yml"} {
+		if strings.HasSuffix(base, ext) {
+			return p.at(n, "requirements: %q is not a pip requirements file (pip -r reads requirement lines; a pin in %s is not read): list the requirements files that hold the pin, or none (requirements: []) when it is only in install commands", s, base)
+		}
+	}
+	return nil
+}
