@@ -85,7 +85,13 @@ func onlyStdin(out *lint.Outcome, rel string) {
 		return kept
 	}
 	out.Findings, out.All, out.Suppressed = keep(out.Findings), keep(out.All), keep(out.Suppressed)
-	out.Paths = []string{rel}
+	var paths []string
+	for _, p := range out.Paths {
+		if p == rel { // not when the configuration excludes it
+			paths = append(paths, p)
+		}
+	}
+	out.Paths = paths
 	var fixes []*lint.FixFile
 	for _, f := range out.Fixes {
 		if f.Path == rel {
