@@ -488,12 +488,15 @@ func buildsHere(c loader.ShellCommand) bool {
 			return false
 		}
 	}
+	if buildTool(c) {
+		return true
+	}
 	switch c.Name {
-	case "make", "cmake", "ninja", "meson", "echo", "mkdir", "rm", "ls":
+	case "echo", "mkdir", "rm", "ls":
 		return true
 	case "python", "python3":
 		for _, w := range c.Words[1:] {
-			if w.Text == "setup.py" || w.Text == "build" || w.Text == "-m" {
+			if w.Text == "build" || w.Text == "-m" {
 				return true
 			}
 		}

@@ -320,20 +320,11 @@ func (p *dockerPlan) otherWork(ins loader.Instruction) string {
 	return ""
 }
 
-// pathsOfBuild reports whether every path a mkdir or rm names is
-// relative (inside the build's directory), scratch, or at or below a
-// path the build's commands name.
+// pathsOfBuild reports whether every path a mkdir or rm names is the
+// build's (onBuildPath).
 func pathsOfBuild(c loader.ShellCommand, paths []string) bool {
 	for _, w := range c.Words[1:] {
-		t := cleanPath(w.Text)
-		if strings.HasPrefix(t, "-") || t != "" && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "$") && !strings.Contains(t, "..") || scratch(t) {
-			continue
-		}
-		ok := false
-		for _, bp := range paths {
-			ok = ok || t == bp || strings.HasPrefix(t, bp+"/")
-		}
-		if !ok {
+		if t := cleanPath(w.Text); !strings.HasPrefix(t, "-") && !onBuildPath(t, paths) {
 			return false
 		}
 	}
@@ -399,10 +390,10 @@ func writesFile(c loader.ShellCommand) bool {
 // ninja, go, cargo, a setup.py): in a gated RUN it is the source build's
 // compile, which lint reports where it runs in the clone.
 func buildTool(c loader.ShellCommand) bool {
-	switch path.Base(c.Name) {
-	case "make", "cmake", "ninja", "meson", "cargo", "go", "bazel", "scons", "configure":
+	if compilers[path.Base(c.Name)] {
 		return true
-	case "python", "python3":
+	}
+	if c.Name == "python" || c.Name == "python3" {
 		for _, w := range c.Words[1:] {
 			if w.Text == "setup.py" {
 				return true
@@ -411,3 +402,6 @@ func buildTool(c loader.ShellCommand) bool {
 	}
 	return false
 }
+
+// compilers compile what is in their directory.
+var compilers = map[string]bool{"make": true, "cmake": true, "ninja": true, "meson": true, "cargo": true, "go": true, "bazel": true, "scons": true, "configure": true}

@@ -276,8 +276,7 @@ func (p *shPlan) prepares(x *syntax.CallExpr) bool {
 		l := literalText(w)
 		switch {
 		case strings.HasPrefix(l, "-"):
-		case l != "" && !strings.HasPrefix(l, "/") && !strings.Contains(l, ".."):
-		case l != "" && p.scope.under(strings.TrimRight(l, "/")), scratch(l):
+		case l != "" && onBuildPath(l, p.scope.paths):
 		case l == "" && p.scope.ownVar(w, p):
 		default:
 			return false
@@ -286,9 +285,17 @@ func (p *shPlan) prepares(x *syntax.CallExpr) bool {
 	return true
 }
 
-func (b *buildPaths) under(path string) bool {
-	for _, bp := range b.paths {
-		if path == bp || strings.HasPrefix(path, bp+"/") || strings.HasPrefix(bp, path+"/") && strings.Count(path, "/") > 1 {
+// onBuildPath reports whether a path a mkdir or rm names is the source
+// build's to make or remove: relative (inside the directory the build
+// works in), a scratch directory's, or at or below a path its steps name.
+// Shared by the script planner and a gated RUN's weighing (otherWork).
+func onBuildPath(path string, paths []string) bool {
+	path = strings.TrimRight(path, "/")
+	if path != "" && !strings.HasPrefix(path, "/") && !strings.HasPrefix(path, "$") && !strings.Contains(path, "..") || scratch(path) {
+		return true
+	}
+	for _, bp := range paths {
+		if path == bp || strings.HasPrefix(path, bp+"/") {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package lint
 import (
 	"errors"
 	"fmt"
+	"github.com/buildgate/buildgate/lint/process"
 	"io"
 	"os"
 	"path/filepath"
@@ -146,3 +147,8 @@ func ErrorText(err error) string {
 	}
 	return err.Error()
 }
+
+// CleanPath reports whether p is a path a report may carry: a clean,
+// slash-separated path inside the root (process.CleanPath), for the CLI's
+// paths of its own (`lint - --stdin-filename`).
+func CleanPath(p string) bool { return process.CleanPath(p) }

@@ -9,9 +9,7 @@ package main
 import (
 	"io"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/buildgate/buildgate/finding"
 	"github.com/buildgate/buildgate/lint"
@@ -43,7 +41,7 @@ func stdinRoot(in io.Reader, name string, max int64) (root, rel string, cleanup 
 	rel = stdinName
 	if name != "" {
 		rel = filepath.ToSlash(name)
-		if path.IsAbs(rel) || path.Clean(rel) != rel || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || strings.ContainsAny(rel, "\\\x00") {
+		if rel == "" || !lint.CleanPath(rel) {
 			return "", "", nil, usageErr("--stdin-filename %q: want a clean relative path inside the repository (docker/Dockerfile-base)", name)
 		}
 	}

@@ -240,6 +240,12 @@ wanted(m) := sprintf("%s >= %s", [m.package, m.minimum]) if object.get(m, "minim
 
 else := m.package
 
+# shell_word is the published pin as one quoted word of a command
+# (`"flash-attn>=2.0.8"`: unquoted, the shell reads `>` as a redirection),
+# what the fixes put where a command installed the package's source or its
+# own wheel.
+shell_word(m) := sprintf("\"%s\"", [replace(wanted(m), " ", "")])
+
 # spec_span is the position covering every clause of a requirement's
 # specifier.
 spec_span(r) := {

@@ -35,7 +35,7 @@ deny contains object.union(lib.finding(s.doc, c, msg), published_fix(m, c)) if {
 # {} for any other fetch.
 published_fix(m, c) := {"fix": {
 	"description": sprintf("install the published %s instead of its source", [pin.wanted(m)]),
-	"replacement": sprintf("\"%s\"", [replace(pin.wanted(m), " ", "")]),
+	"replacement": pin.shell_word(m),
 	"pos": c.fetch.url.pos,
 }} if {
 	c.fetch.kind == "install"

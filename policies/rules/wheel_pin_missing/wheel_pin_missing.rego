@@ -140,10 +140,10 @@ deny contains object.union(lib.finding(d, c.cmd.words[0], msg), fix) if {
 	count(object.get(m, "requirements", [])) > 0
 	some d in lib.documents("dockerfile")
 	c := image_target(m, d)
-	msg := sprintf("this image does not install %s: nothing it installs requires it on this image (%s; configured: %s); add `%s` to this command (`%s`) so the image installs the published wheel", [m.package, env_text(d), concat(", ", m.requirements), spec_arg(m), lib.command_text(c.cmd)])
+	msg := sprintf("this image does not install %s: nothing it installs requires it on this image (%s; configured: %s); add `%s` to this command (`%s`) so the image installs the published wheel", [m.package, env_text(d), concat(", ", m.requirements), pin.shell_word(m), lib.command_text(c.cmd)])
 	fix := {"fix": {
-		"description": sprintf("install `%s` here", [spec_arg(m)]),
-		"replacement": sprintf(" %s", [spec_arg(m)]),
+		"description": sprintf("install `%s` here", [pin.shell_word(m)]),
+		"replacement": sprintf(" %s", [pin.shell_word(m)]),
 		"pos": end_of(c.cmd),
 	}}
 }
@@ -168,10 +168,10 @@ deny contains object.union(lib.finding(d, f.word, msg), fix) if {
 	not pin.carried(m, p)
 	not install.stage_effective(m, d, c.stage)
 	not install.installs_variant(m, d)
-	msg := sprintf("this stage installs %s, which does not require %s, and nothing else in its image installs it (the configured %s does not reach this stage's image); add `%s` to this command so the image installs the published wheel", [p, m.package, concat(", ", m.requirements), spec_arg(m)])
+	msg := sprintf("this stage installs %s, which does not require %s, and nothing else in its image installs it (the configured %s does not reach this stage's image); add `%s` to this command so the image installs the published wheel", [p, m.package, concat(", ", m.requirements), pin.shell_word(m)])
 	fix := {"fix": {
-		"description": sprintf("install `%s` here", [spec_arg(m)]),
-		"replacement": sprintf(" %s", [spec_arg(m)]),
+		"description": sprintf("install `%s` here", [pin.shell_word(m)]),
+		"replacement": sprintf(" %s", [pin.shell_word(m)]),
 		"pos": end_of(c.cmd),
 	}}
 }
@@ -190,10 +190,6 @@ deny contains lib.finding(x.doc, x.req.name_word, msg) if {
 	some x in install.uninstalls(m)
 	msg := sprintf("this command uninstalls %s and nothing later in this stage installs it again, so the image does not have the published wheel; remove the uninstall", [m.package])
 }
-
-spec_arg(m) := sprintf("\"%s>=%s\"", [m.package, m.minimum]) if object.get(m, "minimum", "") != ""
-
-else := m.package
 
 # image_target is the install command a Dockerfile that concerns the
 # migration (it names a configured requirements file, or builds the

@@ -89,7 +89,7 @@ deny contains object.union(lib.finding(x.doc, where(x.req), msg), published_fix(
 # (issue 32). {} otherwise.
 published_fix(m, x) := {"fix": {
 	"description": sprintf("install the published %s instead", [pin.wanted(m)]),
-	"replacement": sprintf("\"%s\"", [replace(pin.wanted(m), " ", "")]),
+	"replacement": pin.shell_word(m),
 	"pos": where(x.req).pos,
 }} if {
 	r := x.req
