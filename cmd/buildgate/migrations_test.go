@@ -171,9 +171,13 @@ func uncommented(text string) string {
 // packages' pins spelled as their bare names.
 func essential(text string, packages []string) string {
 	var out []string
+	res := make([]*regexp.Regexp, len(packages))
+	for i, p := range packages {
+		res[i] = pinRe(p)
+	}
 	for _, l := range strings.Split(uncommented(text), "\n") {
-		for _, p := range packages {
-			l = pinRe(p).ReplaceAllString(l, p)
+		for i, p := range packages {
+			l = res[i].ReplaceAllString(l, p)
 		}
 		out = append(out, strings.TrimRight(l, " "))
 	}

@@ -430,7 +430,8 @@ stage_text(st) := concat("\n", [t |
 ])
 
 # repo_arg_names are the ARGs whose default names the package's
-# repository, in any Dockerfile (FA_REPO="https://github.com/…/flash-attention.git").
+# repository, in the Dockerfiles evaluated (the stage's own file in a
+# file's evaluation: FA_REPO="https://github.com/…/flash-attention.git").
 repo_arg_names := {m.package: {a.name |
 	some d in input.documents
 	d.kind == "dockerfile"
