@@ -232,3 +232,21 @@ func TestOwnCloneLintsClean(t *testing.T) {
 		t.Errorf("lint in the clone: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// Review of issue 32: a short name token is a word, not a substring: `fa`
+// (flash-attn's) inside "default" or "false" does not make an unrelated
+// script the migration's, so what it sources at run time is no BG001
+// there (vLLM's TPU docker_run_bm.sh under a flash-attn configuration).
+func TestShortTokensAreWords(t *testing.T) {
+	t.Parallel()
+	repo := writeTree(t, map[string]string{
+		".buildgate.yaml":  strings.Replace(flashAttnConfig, "requirements: [requirements.txt]", "requirements: [requirements.txt]\n    names: [fa]", 1),
+		"requirements.txt": "flash-attn>=2.0.8\n",
+		"ci/run_bm.sh":     "#!/bin/bash\nENV_FILE=$1\n# default: false\nsource \"$ENV_FILE\"\n",
+		"ci/build_fa.sh":   "#!/bin/bash\nFA_ENV=$1\nsource \"$FA_ENV\"\n",
+	})
+	r := runBin(t, repo, "lint", "--root", ".")
+	if strings.Contains(r.stdout, "ci/run_bm.sh") || !strings.Contains(r.stdout, "ci/build_fa.sh:3") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -69,9 +69,22 @@ is_relevant0(m, d) if {
 } else := false
 
 mentions_migration(m, d) if {
-	buildgate.source_contains(d.path, base_needles(m))
+	mentions_words(m, d.path)
 	lib.source_scope(m, d.path)
 } else := false
+
+# mentions_words: the file's text holds one of the migration's build
+# arguments, repositories or package spellings, or one of its name tokens
+# as a word (runs of letters and digits, as has_token matches a name's
+# parts): a short token (`fa` for flash-attn) inside "default" or
+# "false" is no mention (review of issue 32: vLLM's TPU docker_run_bm.sh
+# was read as a file of the flash-attn migration).
+mentions_words(m, path) if buildgate.source_contains(path, array.concat(array.concat(m.build_args, m.repositories), package_spellings[m.package]))
+
+mentions_words(m, path) if {
+	count(m.names) > 0
+	buildgate.source_words(path, m.names)
+}
 
 # vendor is the platform a file's own words show: "platform" (the
 # package's: rocm*, hip* in its path or text), "other" (another's in its

@@ -64,10 +64,12 @@ may_hide(path) if {
 	some m in lib.migrations
 	lib.in_scope(m, path)
 	not sb.other_platform(m, path)
-	buildgate.source_contains(path, needles(m))
+	mentions(m, path)
 }
 
-needles(m) := array.concat(
-	array.concat(array.concat(m.names, m.build_args), m.repositories),
-	array.concat(array.concat([m.package], object.get(m, "variants", [])), [n | some n in sb.known_names(m)]),
-)
+# mentions: the file names the migration as the source-build rules read a
+# file (a name token as a word: `fa` is no mention inside "default"), or
+# the package, a variant, a stage or target of its source build.
+mentions(m, path) if sb.mentions_words(m, path)
+
+mentions(m, path) if buildgate.source_contains(path, array.concat(array.concat([m.package], object.get(m, "variants", [])), [n | some n in sb.known_names(m)]))

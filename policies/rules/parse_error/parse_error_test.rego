@@ -40,14 +40,14 @@ hostile_input := fx.input_of([
 # generate-stackbrew-library.sh were 28 errors for nothing); in a file
 # that does, or in a migration's requirements file, it is reported.
 test_syntax_errors_where_they_can_hide if {
-	got := parse_error.deny with input as hostile_input with buildgate.source_contains as mentions
+	got := parse_error.deny with input as hostile_input with buildgate.source_contains as mentions with buildgate.source_words as mentions
 	{f.path | some f in got} == {"docker/ci.hcl", "requirements/rocm.txt"}
 }
 
 # With user policies loaded, whatever they read counts: every syntax error.
 test_syntax_errors_everywhere_with_user_policies if {
 	got := parse_error.deny with input as hostile_input
-		with buildgate.source_contains as mentions
+		with buildgate.source_contains as mentions with buildgate.source_words as mentions
 		with data.buildgate.user_policies as true
 	{f.path | some f in got} == {"docker/ci.hcl", "hack/unrelated.sh", "requirements/rocm.txt", "requirements/dev.txt"}
 }
@@ -56,7 +56,7 @@ test_syntax_errors_everywhere_with_user_policies if {
 # reported, whatever it mentions.
 test_parts_not_read_always if {
 	doc := {"kind": "shell", "path": "hack/big.sh", "errors": [{"message": "over the size bound", "pos": {"line": 1, "column": 1, "end_line": 1, "end_column": 1}}]}
-	got := parse_error.deny with input as {"documents": [doc], "config": fx.config} with buildgate.source_contains as mentions
+	got := parse_error.deny with input as {"documents": [doc], "config": fx.config} with buildgate.source_contains as mentions with buildgate.source_words as mentions
 	{f.path | some f in got} == {"hack/big.sh"}
 }
 
