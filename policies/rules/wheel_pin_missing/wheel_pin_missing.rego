@@ -32,6 +32,7 @@ package buildgate.rules.wheel_pin_missing
 import data.buildgate.lib
 import data.buildgate.lib.install
 import data.buildgate.lib.pin
+import data.buildgate.lib.sourcebuild as sb
 
 # The file exists and does not carry the pin: reported in the file's own
 # evaluation, which has its document (where the pin line goes).
@@ -273,7 +274,13 @@ source_findings := data.buildgate.rules.source_build_step.deny | data.buildgate.
 
 plain_calls(m, d) := [c |
 	lines := source_lines(m, d)
+	builders := sb.stages(m, d.path)
 	some i, st in d.stages
+
+	# A stage of the source build goes with it (vLLM's build_fa installs
+	# its build's torch wheel first): the pin belongs to an image that
+	# stays.
+	not lower(st.name) in builders
 	some ins in st.instructions
 	ins.shell != null
 	some cmd in ins.shell.commands
