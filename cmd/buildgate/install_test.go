@@ -141,7 +141,18 @@ func TestEffectivePin(t *testing.T) {
 			want: []string{"BG201 docker/Dockerfile.rocm:2", "BG104 docker/Dockerfile.rocm:4", "BG104 docker/Dockerfile.rocm:4", "BG104 docker/Dockerfile.rocm:4"}},
 		{name: "a source build in an image without requirements/rocm.txt", noBase: true, files: map[string]string{
 			df: "FROM rocm/dev-ubuntu-22.04\nRUN pip install --no-cache-dir msgpack quart\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /m && cd /m && cmake -B b && make -C b install\n"},
-			want: []string{"BG201 docker/Dockerfile.rocm:2", "BG104 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:3"}},
+			want: []string{"BG201 docker/Dockerfile.rocm:2", "BG104 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:3"}}, // vLLM's Dockerfile.rocm_base: a build stage installs its own torch
+		// first and goes with the source build; the pin goes to an image
+		// that stays (the last stage or one it is built FROM).
+		{name: "a build stage the image only copies from", noBase: true, files: map[string]string{
+			df: "FROM rocm/dev-ubuntu-22.04 AS base\nRUN pip install numpy\nFROM base AS mooncake-builder\nRUN pip install torch\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /m && cd /m && cmake -B b && make -C b install\nFROM base AS final\nCOPY --from=mooncake-builder /usr/local/lib /usr/local/lib\n"},
+			want: []string{"BG201 docker/Dockerfile.rocm:2", "BG101 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:5", "BG104 docker/Dockerfile.rocm:5", "BG104 docker/Dockerfile.rocm:5", "BG101 docker/Dockerfile.rocm:7"}},
+		{name: "the image built FROM the build stage", noBase: true, files: map[string]string{
+			df: "FROM rocm/dev-ubuntu-22.04 AS mooncake-builder\nRUN pip install torch\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /m && cd /m && cmake -B b && make -C b install\nFROM mooncake-builder AS final\nRUN pip install requests\n"},
+			want: []string{"BG101 docker/Dockerfile.rocm:1", "BG201 docker/Dockerfile.rocm:2", "BG104 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:3", "BG104 docker/Dockerfile.rocm:3", "BG101 docker/Dockerfile.rocm:4"}},
+		{name: "the build stage is the image", noBase: true, files: map[string]string{
+			df: "FROM rocm/dev-ubuntu-22.04 AS mooncake-build\nRUN git clone https://github.com/kvcache-ai/Mooncake.git /m && cd /m && cmake -B b && make -C b install\nRUN pip install requests\n"},
+			want: []string{"BG101 docker/Dockerfile.rocm:1", "BG104 docker/Dockerfile.rocm:2", "BG104 docker/Dockerfile.rocm:2", "BG104 docker/Dockerfile.rocm:2", "BG201 docker/Dockerfile.rocm:3"}},
 	})
 }
 

@@ -275,12 +275,9 @@ source_findings := data.buildgate.rules.source_build_step.deny | data.buildgate.
 plain_calls(m, d) := [c |
 	lines := source_lines(m, d)
 	builders := sb.stages(m, d.path)
+	kept := install.stage_chain(d, count(d.stages) - 1)
 	some i, st in d.stages
-
-	# A stage of the source build goes with it (vLLM's build_fa installs
-	# its build's torch wheel first): the pin belongs to an image that
-	# stays.
-	not lower(st.name) in builders
+	stays(builders, kept, i, st)
 	some ins in st.instructions
 	ins.shell != null
 	some cmd in ins.shell.commands
@@ -291,6 +288,14 @@ plain_calls(m, d) := [c |
 	plain(cmd.pip)
 	c := {"pip": cmd.pip, "cmd": cmd, "stage": i, "conditional": regex.match(`(?m)(^|[;&|(]\s*|\s)(if|case)\s|\|\|\s*(exit|true)\b|&&\s*exit\b`, ins.original)}
 ]
+
+# stays: the pin belongs to an image that stays. A stage of the source
+# build goes with it (vLLM's build_fa installs its build's torch wheel
+# first) unless the image the file builds is that stage or is built FROM
+# it.
+stays(builders, _, _, st) if not lower(st.name) in builders
+
+stays(_, kept, i, _) if i in kept
 
 # source_run: a line of the instruction has a source-build finding (its
 # lines looked up in the set, not the set scanned).
